@@ -1,0 +1,284 @@
+#include "miniapp/core/deck.hpp"
+
+#include "miniapp/core/map_reader.hpp"
+#include "miniapp/core/spaces.hpp"
+#include "miniapp/core/workload.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace miniapp {
+
+namespace {
+
+const std::vector<std::string> kKnownSpaces = {"serial", "openmp", "threads", "cuda", "hip"};
+constexpr std::int64_t kMaxSize = std::int64_t(1) << 40;
+constexpr std::size_t kMaxSweepLength = 10000;
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+// sizes: 512 | [64, 128] | {from: 64, to: 4096, factor: 2} | {from: 100, to: 800, step: 100}
+std::optional<std::vector<std::size_t>> parse_sizes(MapReader& r) {
+  const YAML::Node n = r.node("sizes");
+  const std::string path = r.key_path("sizes");
+  Diagnostics& diag = r.diagnostics();
+  if (!n.IsDefined()) {
+    diag.error_at(0, 0, path, "missing; expected a size, a list of sizes or {from, to, factor|step}");
+    return std::nullopt;
+  }
+  auto positive = [&](const YAML::Node& v, const std::string& p) -> std::optional<std::size_t> {
+    const auto i = as_integer(v);
+    if (!i || *i <= 0 || *i > kMaxSize) {
+      diag.error(v, p, "found " + describe_node(v) + ", expected a positive integer");
+      return std::nullopt;
+    }
+    return static_cast<std::size_t>(*i);
+  };
+  std::vector<std::size_t> sizes;
+  if (n.IsScalar()) {
+    auto s = positive(n, path);
+    if (!s) return std::nullopt;
+    sizes.push_back(*s);
+  } else if (n.IsSequence()) {
+    if (n.size() == 0) {
+      diag.error(n, path, "found an empty list, expected at least one size");
+      return std::nullopt;
+    }
+    bool ok = true;
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      auto s = positive(n[i], path + "[" + std::to_string(i) + "]");
+      if (s) sizes.push_back(*s);
+      else ok = false;
+    }
+    if (!ok) return std::nullopt;
+  } else if (n.IsMap()) {
+    MapReader range(n, path, diag);
+    const auto from = range.integer("from", 1, kMaxSize);
+    const auto to = range.integer("to", 1, kMaxSize);
+    const auto factor = range.real("factor", 1.0);
+    const auto step = range.integer("step", 1, kMaxSize);
+    const bool has_factor = range.has("factor"), has_step = range.has("step");
+    range.finish();
+    if (!range.has("from") || !range.has("to")) {
+      diag.error(n, path, "a range needs both 'from' and 'to'");
+      return std::nullopt;
+    }
+    if (has_factor == has_step) {
+      diag.error(n, path, "a range needs exactly one of 'factor' (geometric) or 'step' (arithmetic)");
+      return std::nullopt;
+    }
+    if (!from || !to || (has_factor && !factor) || (has_step && !step)) return std::nullopt;
+    if (*to < *from) {
+      diag.error(n, path, "'to' (" + std::to_string(*to) + ") is below 'from' (" + std::to_string(*from) + ")");
+      return std::nullopt;
+    }
+    for (double s = static_cast<double>(*from); s <= static_cast<double>(*to) * (1 + 1e-12);
+         s = has_factor ? s * *factor : s + static_cast<double>(*step)) {
+      const auto v = static_cast<std::size_t>(s + 0.5);
+      if (sizes.empty() || sizes.back() != v) sizes.push_back(v);
+      if (sizes.size() > kMaxSweepLength) {
+        diag.error(n, path, "the range expands to more than " + std::to_string(kMaxSweepLength) + " sizes");
+        return std::nullopt;
+      }
+    }
+  } else {
+    diag.error(n, path, "found " + describe_node(n) + ", expected a size, a list of sizes or {from, to, factor|step}");
+    return std::nullopt;
+  }
+  return sizes;
+}
+
+std::optional<CaseSpec> parse_case(const YAML::Node& node, std::size_t index, const Overrides& overrides,
+                                   Diagnostics& diag) {
+  const std::string path = "cases[" + std::to_string(index) + "]";
+  MapReader r(node, path, diag);
+  if (!r.valid()) return std::nullopt;
+  const std::size_t errors_before = diag.all().size();
+
+  CaseSpec c;
+  std::vector<std::string> workload_names;
+  for (const auto& w : workloads()) workload_names.push_back(w->name());
+  const auto workload_name = r.choice("workload", workload_names);
+  if (!r.has("workload"))
+    diag.error(node, r.key_path("workload"), "missing; expected one of: " + join(workload_names));
+  const Workload* workload = workload_name ? find_workload(*workload_name) : nullptr;
+  if (workload) c.workload = workload->name();
+
+  c.name = r.string("name").value_or(c.workload + "-" + std::to_string(index + 1));
+
+  // variant / variants
+  std::vector<std::string> variant_names;
+  if (workload)
+    for (const VariantInfo& v : workload->variants()) variant_names.push_back(v.name);
+  for (const std::string key : {"variant", "variants"}) {
+    if (!r.has(key) || !workload) continue;
+    if (auto v = r.choices(key, variant_names, true)) {
+      for (const std::string& name : *v) {
+        for (const VariantInfo& info : workload->variants())
+          if (info.name == name && !info.unavailable_reason.empty())
+            diag.error(r.node(key), r.key_path(key),
+                       "variant '" + name + "' is unavailable in this build: " + info.unavailable_reason);
+      }
+      c.variants.insert(c.variants.end(), v->begin(), v->end());
+    }
+  }
+  if (c.variants.empty() && workload) c.variants.push_back(variant_names.front());
+
+  if (auto s = parse_sizes(r)) c.sizes = *s;
+  if (overrides.sizes) c.sizes = *overrides.sizes;
+
+  c.precisions = {Precision::Float32};
+  if (auto p = r.choices("precision", {"float32", "float64"}, true)) {
+    c.precisions.clear();
+    for (const std::string& name : *p) c.precisions.push_back(name == "float32" ? Precision::Float32 : Precision::Float64);
+  }
+
+  const std::vector<std::string> compiled = compiled_space_names();
+  c.spaces = compiled;
+  const YAML::Node spaces_node = r.node("spaces");
+  if (spaces_node.IsScalar() && spaces_node.Scalar() == "all") c.spaces = compiled;
+  else if (auto s = r.choices("spaces", kKnownSpaces, false)) c.spaces = *s;
+  if (overrides.spaces) c.spaces = *overrides.spaces;
+  for (const std::string& s : c.spaces)
+    if (std::find(compiled.begin(), compiled.end(), s) == compiled.end())
+      diag.error(r.node("spaces"), r.key_path("spaces"),
+                 "execution space '" + s + "' is not compiled into this binary (compiled: " + join(compiled) + ")");
+
+  c.baseline = c.spaces.empty() ? "" : c.spaces.front();
+  if (auto b = r.choice("baseline", kKnownSpaces)) {
+    if (std::find(c.spaces.begin(), c.spaces.end(), *b) == c.spaces.end())
+      diag.error(r.node("baseline"), r.key_path("baseline"),
+                 "found '" + *b + "', expected one of this case's spaces: " + join(c.spaces));
+    c.baseline = *b;
+  }
+
+  std::vector<std::string> policy_names;
+  for (MirrorPolicy p : kAllMirrorPolicies) policy_names.emplace_back(to_string(p));
+  for (MirrorPolicy p : kAllMirrorPolicies) c.policies.push_back(p);
+  if (auto p = r.choices("policies", policy_names, true)) {
+    c.policies.clear();
+    for (const std::string& name : *p) c.policies.push_back(*parse_mirror_policy(name));
+    const YAML::Node policies_node = r.node("policies");
+    const bool wrote_all = policies_node.IsScalar() && policies_node.Scalar() == "all";
+    if (!wrote_all && std::find(c.policies.begin(), c.policies.end(), MirrorPolicy::Host) != c.policies.end())
+      for (const std::string& s : c.spaces)
+        if (std::find(compiled.begin(), compiled.end(), s) != compiled.end() && !is_host_space_name(s))
+          diag.error(r.node("policies"), r.key_path("policies"),
+                     "policy 'host' computes on a host space, but '" + s +
+                         "' is a device space (use policies: all, which skips this pair)");
+  }
+
+  if (auto v = r.integer("warmup", 0, 1000000)) c.warmup = static_cast<int>(*v);
+  if (auto v = r.integer("repetitions", 1, 1000000)) c.repetitions = static_cast<int>(*v);
+  if (auto v = r.integer("seed", 0, INT64_MAX)) c.seed = static_cast<std::uint64_t>(*v);
+  if (auto v = r.boolean("verify")) c.verify = *v;
+  if (auto v = r.real("tolerance", 0.0)) c.tolerance = *v;
+
+  if (workload) {
+    c.params = workload->parse(r);
+    r.finish();  // only with the workload's keys known can unknown keys be told apart
+  }
+  if (diag.all().size() != errors_before || !workload) return std::nullopt;
+  return c;
+}
+
+}  // namespace
+
+DeckResult load_deck_text(const std::string& text, const std::string& file, const Overrides& overrides) {
+  DeckResult result{std::nullopt, Diagnostics(file)};
+  Diagnostics& diag = result.diagnostics;
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    diag.error_at(e.mark.line + 1, e.mark.column + 1, "", "YAML syntax error: " + e.msg);
+    return result;
+  }
+  if (!root.IsDefined() || root.IsNull()) {
+    diag.error_at(1, 1, "", "the deck is empty; expected a mapping with a 'cases' list");
+    return result;
+  }
+  MapReader top(root, "", diag);
+  if (!top.valid()) return result;
+
+  Deck deck;
+  deck.file = file;
+  deck.text = text;
+  deck.title = top.string("title").value_or("");
+  top.string("description");
+  if (top.has("output")) {
+    const YAML::Node out = top.node("output");
+    if (out.IsScalar()) {
+      deck.output_directory = out.Scalar();
+    } else {
+      MapReader o(out, "output", diag);
+      deck.output_directory = o.string("directory").value_or("");
+      if (auto f = o.choices("formats", {"json", "csv"}, true))
+        deck.write_csv = std::find(f->begin(), f->end(), "csv") != f->end();
+      o.finish();
+    }
+  }
+  const YAML::Node cases = top.node("cases");
+  top.finish();
+  if (!cases.IsDefined()) {
+    diag.error(root, "cases", "missing; expected a list of cases, each with at least 'workload' and 'sizes'");
+  } else if (!cases.IsSequence() || cases.size() == 0) {
+    diag.error(cases, "cases", "found " + describe_node(cases) + ", expected a non-empty list of cases");
+  } else {
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      if (auto c = parse_case(cases[i], i, overrides, diag)) deck.cases.push_back(std::move(*c));
+  }
+  if (diag.empty()) result.deck = std::move(deck);
+  return result;
+}
+
+DeckResult load_deck_file(const std::string& path, const Overrides& overrides) {
+  std::ifstream in(path);
+  if (!in) {
+    DeckResult r{std::nullopt, Diagnostics(path)};
+    r.diagnostics.error_at(0, 0, "", "cannot read the deck file");
+    return r;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load_deck_text(text.str(), path, overrides);
+}
+
+std::vector<MeasurementSpec> expand(const Deck& deck) {
+  std::vector<MeasurementSpec> plan;
+  for (std::size_t ci = 0; ci < deck.cases.size(); ++ci) {
+    const CaseSpec& c = deck.cases[ci];
+    for (const std::string& variant : c.variants)
+      for (Precision precision : c.precisions)
+        for (std::size_t size : c.sizes)
+          for (const std::string& space : c.spaces)
+            for (MirrorPolicy policy : c.policies) {
+              if (policy == MirrorPolicy::Host && !is_host_space_name(space)) continue;
+              MeasurementSpec m;
+              m.case_index = ci;
+              m.case_name = c.name;
+              m.workload = c.workload;
+              m.variant = variant;
+              m.size = size;
+              m.precision = precision;
+              m.space = space;
+              m.policy = policy;
+              m.warmup = c.warmup;
+              m.repetitions = c.repetitions;
+              m.seed = c.seed;
+              m.verify = c.verify;
+              m.tolerance = c.tolerance;
+              plan.push_back(m);
+            }
+  }
+  return plan;
+}
+
+}  // namespace miniapp

@@ -1,0 +1,57 @@
+#pragma once
+// The input deck: a list of cases, each a workload with its parameters, expanded into the
+// measurements to run. Loading validates everything and allocates nothing.
+
+#include "miniapp/core/diagnostics.hpp"
+#include "miniapp/core/measurement.hpp"
+
+#include <any>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace miniapp {
+
+struct CaseSpec {
+  std::string name;
+  std::string workload;
+  std::vector<std::string> variants;
+  std::vector<std::size_t> sizes;
+  std::vector<Precision> precisions;
+  std::vector<std::string> spaces;
+  std::string baseline;
+  std::vector<MirrorPolicy> policies;
+  int warmup = 1;
+  int repetitions = 5;
+  std::uint64_t seed = 42;
+  bool verify = true;
+  std::optional<double> tolerance;
+  std::any params;  // the workload's own parameters
+};
+
+struct Deck {
+  std::string file;
+  std::string text;  // the deck as read, for the provenance record
+  std::string title;
+  std::string output_directory;  // empty: the driver picks results/<deck>-<time>
+  bool write_csv = true;
+  std::vector<CaseSpec> cases;
+};
+
+struct Overrides {
+  std::optional<std::vector<std::string>> spaces;
+  std::optional<std::vector<std::size_t>> sizes;
+};
+
+struct DeckResult {
+  std::optional<Deck> deck;
+  Diagnostics diagnostics;
+};
+
+DeckResult load_deck_text(const std::string& text, const std::string& file, const Overrides& overrides = {});
+DeckResult load_deck_file(const std::string& path, const Overrides& overrides = {});
+
+// Every measurement of the deck, in the order they run.
+std::vector<MeasurementSpec> expand(const Deck& deck);
+
+}  // namespace miniapp

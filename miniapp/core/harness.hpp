@@ -1,0 +1,83 @@
+#pragma once
+// The harness owns timing, fences and transfers: a workload only enqueues kernels and
+// declares which fields are inputs and outputs; the mirror policy decides when they move.
+
+#include "miniapp/core/field.hpp"
+#include "miniapp/core/interrupt.hpp"
+#include "miniapp/core/measurement.hpp"
+#include "miniapp/core/spaces.hpp"
+
+#include <stdexcept>
+#include <vector>
+
+namespace miniapp {
+
+namespace detail {
+inline std::size_t moved_bytes(const std::vector<Transferable*>& fields) {
+  std::size_t bytes = 0;
+  for (const Transferable* f : fields)
+    if (!f->mirror_is_alias()) bytes += f->bytes();
+  return bytes;
+}
+}  // namespace detail
+
+// Kernel requirements: inputs(), outputs() -> std::vector<Transferable*>; generate_inputs(seed)
+// fills the host mirrors of the inputs; compute(space) enqueues the work; work() -> WorkEstimate;
+// verify(tolerance) checks the host mirrors of the outputs against an independent reference.
+template <class Space, class Kernel>
+Measurement measure(Kernel& kernel, const Space& space, const MeasurementSpec& spec) {
+  if (spec.policy == MirrorPolicy::Host && !is_host_space<Space>())
+    throw std::logic_error("the host mirror policy needs a host execution space");
+
+  Measurement m;
+  m.spec = spec;
+  m.work = kernel.work();
+  const std::vector<Transferable*> inputs = kernel.inputs();
+  const std::vector<Transferable*> outputs = kernel.outputs();
+  m.mirrors_alias = detail::moved_bytes(inputs) + detail::moved_bytes(outputs) == 0;
+
+  Kokkos::Timer timer;
+  auto timed = [&](auto&& work) {
+    space.fence();
+    timer.reset();
+    work();
+    space.fence();
+    return timer.seconds();
+  };
+  auto to_device = [&] {
+    for (Transferable* f : inputs) f->copy_to_device();
+  };
+  auto to_host = [&] {
+    for (Transferable* f : outputs) f->copy_to_host();
+  };
+
+  kernel.generate_inputs(spec.seed);
+  const bool inputs_each = copies_inputs_every_iteration(spec.policy);
+  const bool outputs_each = copies_outputs_every_iteration(spec.policy);
+  if (spec.policy != MirrorPolicy::Host && !inputs_each) {
+    m.seconds.setup_to_device = timed(to_device);
+    m.bytes_one_time += detail::moved_bytes(inputs);
+  }
+  if (inputs_each) m.bytes_to_device_per_iteration = detail::moved_bytes(inputs);
+  if (outputs_each) m.bytes_to_host_per_iteration = detail::moved_bytes(outputs);
+
+  for (int it = 0; it < spec.warmup + spec.repetitions; ++it) {
+    throw_if_interrupted();
+    const double h2d = inputs_each ? timed(to_device) : 0.0;
+    const double compute = timed([&] { kernel.compute(space); });
+    const double d2h = outputs_each ? timed(to_host) : 0.0;
+    if (it < spec.warmup) continue;
+    m.seconds.to_device.push_back(h2d);
+    m.seconds.compute.push_back(compute);
+    m.seconds.to_host.push_back(d2h);
+    m.seconds.total.push_back(h2d + compute + d2h);
+  }
+  if (spec.policy == MirrorPolicy::AllResident) {
+    m.seconds.final_to_host = timed(to_host);
+    m.bytes_one_time += detail::moved_bytes(outputs);
+  }
+  if (spec.verify) m.verification = kernel.verify(spec.tolerance);
+  return m;
+}
+
+}  // namespace miniapp

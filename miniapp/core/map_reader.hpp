@@ -1,0 +1,54 @@
+#pragma once
+// Reads one YAML mapping of the deck, checking types and ranges as it goes, and at finish()
+// reports keys nobody asked for (with the nearest valid key) and duplicated keys.
+
+#include "miniapp/core/diagnostics.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace miniapp {
+
+class MapReader {
+ public:
+  MapReader(const YAML::Node& map, std::string path, Diagnostics& diag);
+
+  bool valid() const { return valid_; }
+  const std::string& path() const { return path_; }
+  Diagnostics& diagnostics() { return diag_; }
+  std::string key_path(const std::string& key) const;
+
+  // The node under `key` (an invalid node when absent); marks the key as known.
+  YAML::Node node(const std::string& key);
+  bool has(const std::string& key);
+
+  std::optional<std::string> string(const std::string& key);
+  std::optional<std::int64_t> integer(const std::string& key, std::int64_t min, std::int64_t max);
+  std::optional<double> real(const std::string& key, double min_exclusive);
+  std::optional<bool> boolean(const std::string& key);
+  // One of `allowed`; reports the nearest allowed name otherwise.
+  std::optional<std::string> choice(const std::string& key, const std::vector<std::string>& allowed);
+  // A name, a list of names, or "all" (returned as `allowed` itself).
+  std::optional<std::vector<std::string>> choices(const std::string& key, const std::vector<std::string>& allowed,
+                                                  bool allow_all);
+
+  void finish();
+
+ private:
+  YAML::Node map_;
+  std::string path_;
+  Diagnostics& diag_;
+  bool valid_ = false;
+  std::vector<std::string> known_;
+};
+
+// Scalar conversions with a clear message on failure; they record nothing themselves.
+std::optional<std::int64_t> as_integer(const YAML::Node& n);
+std::optional<double> as_real(const YAML::Node& n);
+std::string describe_node(const YAML::Node& n);
+
+}  // namespace miniapp

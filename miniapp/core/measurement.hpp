@@ -1,0 +1,69 @@
+#pragma once
+// What one measurement (workload x variant x size x precision x space x policy) produced.
+
+#include "miniapp/core/mirror_policy.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace miniapp {
+
+enum class Precision { Float32, Float64 };
+
+constexpr const char* to_string(Precision p) { return p == Precision::Float32 ? "float32" : "float64"; }
+
+// Work of one iteration, declared by the workload; the harness derives the rates.
+struct WorkEstimate {
+  double flops = 0;
+  double bytes_read = 0;
+  double bytes_written = 0;
+};
+
+struct Verification {
+  bool checked = false;
+  bool passed = false;
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  double tolerance = 0;    // on the relative error
+  std::string reference;   // what the result was compared with
+  std::string detail;      // first wrong element, or what was checked
+};
+
+struct MeasurementSpec {
+  std::size_t case_index = 0;
+  std::string case_name;
+  std::string workload;
+  std::string variant;
+  std::size_t size = 0;
+  Precision precision = Precision::Float32;
+  std::string space;
+  MirrorPolicy policy = MirrorPolicy::Host;
+  int warmup = 1;
+  int repetitions = 5;
+  std::uint64_t seed = 42;
+  bool verify = true;
+  std::optional<double> tolerance;
+};
+
+// Seconds per repetition, phase by phase (warm-up excluded).
+struct PhaseSamples {
+  std::vector<double> to_device, compute, to_host, total;
+  double setup_to_device = 0;  // one-time input copy of the resident policies
+  double final_to_host = 0;    // one-time output copy of all-resident, for verification
+};
+
+struct Measurement {
+  MeasurementSpec spec;
+  PhaseSamples seconds;
+  std::size_t bytes_to_device_per_iteration = 0;
+  std::size_t bytes_to_host_per_iteration = 0;
+  std::size_t bytes_one_time = 0;
+  bool mirrors_alias = false;  // host space: mirror is the device allocation, copies move nothing
+  WorkEstimate work;
+  Verification verification;
+};
+
+}  // namespace miniapp

@@ -1,0 +1,53 @@
+#pragma once
+// When the harness moves a workload's declared inputs and outputs between host and the memory
+// space of the execution space: the four cases of the NREL copy experiment (seed 000).
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace miniapp {
+
+enum class MirrorPolicy {
+  Host,                // compute where the data live: the host space, no copies at all
+  CopyEveryIteration,  // inputs host->device before and outputs device->host after every iteration
+  InputsResident,      // inputs copied once; outputs copied back after every iteration
+  AllResident,         // inputs copied once; outputs stay on the device, copied back once at the end
+};
+
+inline constexpr std::array<MirrorPolicy, 4> kAllMirrorPolicies = {
+    MirrorPolicy::Host, MirrorPolicy::CopyEveryIteration, MirrorPolicy::InputsResident, MirrorPolicy::AllResident};
+
+constexpr std::string_view to_string(MirrorPolicy p) {
+  switch (p) {
+    case MirrorPolicy::Host: return "host";
+    case MirrorPolicy::CopyEveryIteration: return "copy-every-iteration";
+    case MirrorPolicy::InputsResident: return "inputs-resident";
+    case MirrorPolicy::AllResident: return "all-resident";
+  }
+  return "?";
+}
+
+constexpr std::string_view describe(MirrorPolicy p) {
+  switch (p) {
+    case MirrorPolicy::Host: return "compute on a host space, no copies";
+    case MirrorPolicy::CopyEveryIteration: return "inputs in and outputs out around every iteration";
+    case MirrorPolicy::InputsResident: return "inputs copied once, outputs copied back every iteration";
+    case MirrorPolicy::AllResident: return "inputs copied once, outputs stay on the device";
+  }
+  return "?";
+}
+
+inline std::optional<MirrorPolicy> parse_mirror_policy(std::string_view name) {
+  for (MirrorPolicy p : kAllMirrorPolicies)
+    if (to_string(p) == name) return p;
+  return std::nullopt;
+}
+
+constexpr bool copies_inputs_every_iteration(MirrorPolicy p) { return p == MirrorPolicy::CopyEveryIteration; }
+constexpr bool copies_outputs_every_iteration(MirrorPolicy p) {
+  return p == MirrorPolicy::CopyEveryIteration || p == MirrorPolicy::InputsResident;
+}
+
+}  // namespace miniapp

@@ -1,0 +1,59 @@
+#pragma once
+// Results of a run: the provenance record, the JSON and CSV files (rewritten atomically after
+// every measurement, so a killed job keeps what finished) and the console tables.
+
+#include "miniapp/core/deck.hpp"
+#include "miniapp/core/measurement.hpp"
+#include "miniapp/core/stats.hpp"
+
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace miniapp {
+
+struct Provenance {
+  std::vector<std::string> command_line;
+  std::string miniapp_version, git_commit, compiler, kokkos_version, kokkos_kernels_version;
+  std::string kokkos_configuration;  // Kokkos::print_configuration
+  std::string hostname, cpu_model;
+  std::vector<std::string> spaces_compiled;
+  std::map<std::string, std::string> environment;  // OMP_*, KOKKOS_*, SLURM_*, *_VISIBLE_DEVICES
+  std::string started, finished;  // ISO 8601, UTC
+};
+
+Provenance collect_provenance(int argc, char** argv);
+std::string now_iso8601();
+
+struct RunRecord {
+  Provenance provenance;
+  const Deck* deck = nullptr;
+  std::string status = "running";  // running | complete | interrupted | failed
+  std::string error;
+  std::size_t planned = 0;
+  std::vector<Measurement> measurements;
+};
+
+// Median-based rates of one measurement.
+struct Rates {
+  double seconds_per_iteration = 0;  // median total
+  double gflops = 0, gbytes_per_s = 0, transfer_gbytes_per_s = 0;
+};
+Rates rates(const Measurement& m);
+
+// Speedup of m over its case's baseline space: same variant, precision, size and policy, else
+// the baseline's host-policy run. Zero when the baseline has not run.
+double speedup(const RunRecord& run, const Measurement& m);
+
+std::string to_json(const RunRecord& run);
+std::string to_csv(const RunRecord& run);
+// Google Benchmark's JSON layout, one benchmark per measurement, for compare.py.
+std::string to_benchmark_json(const RunRecord& run);
+
+// Writes path.tmp, then renames it over path: a reader never sees a half-written file.
+void write_atomically(const std::string& path, const std::string& content);
+
+void print_case_table(std::ostream& os, const RunRecord& run, std::size_t case_index);
+
+}  // namespace miniapp

@@ -1,0 +1,83 @@
+#pragma once
+// A workload registers itself once, under its YAML name, from its own folder:
+//
+//   MINIAPP_REGISTER_WORKLOAD(DistanceWorkload);
+//
+// W provides: static constexpr const char* name, summary; static std::vector<VariantInfo>
+// variants(); struct Params; static Params parse(MapReader&) for its own deck keys; and
+// template <class Scalar, class Space> class Kernel, constructed as Kernel(params, variant, size),
+// meeting the requirements listed in harness.hpp. The registry instantiates the kernel for every
+// compiled space and both precisions.
+
+#include "miniapp/core/harness.hpp"
+#include "miniapp/core/map_reader.hpp"
+#include "miniapp/core/measurement.hpp"
+#include "miniapp/core/spaces.hpp"
+
+#include <any>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace miniapp {
+
+struct VariantInfo {
+  std::string name;
+  std::string summary;
+  std::string unavailable_reason;  // empty when the variant can run in this build
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual std::string name() const = 0;
+  virtual std::string summary() const = 0;
+  virtual std::string size_meaning() const = 0;
+  virtual std::vector<VariantInfo> variants() const = 0;
+  // Reads the workload's own keys of a case; problems go to the reader's diagnostics.
+  virtual std::any parse(MapReader& reader) const = 0;
+  virtual Measurement run(const MeasurementSpec& spec, const std::any& params) const = 0;
+};
+
+const std::vector<std::unique_ptr<Workload>>& workloads();
+const Workload* find_workload(const std::string& name);
+bool register_workload(std::unique_ptr<Workload> w);
+
+template <class W>
+class RegisteredWorkload final : public Workload {
+ public:
+  std::string name() const override { return W::name; }
+  std::string summary() const override { return W::summary; }
+  std::string size_meaning() const override { return W::size_meaning; }
+  std::vector<VariantInfo> variants() const override { return W::variants(); }
+  std::any parse(MapReader& reader) const override { return W::parse(reader); }
+
+  Measurement run(const MeasurementSpec& spec, const std::any& params) const override {
+    const auto& p = std::any_cast<const typename W::Params&>(params);
+    Measurement m;
+    bool found = false;
+    for_each_space([&](auto tag) {
+      using Space = typename decltype(tag)::type;
+      if (found || space_name<Space>() != spec.space) return;
+      found = true;
+      m = spec.precision == Precision::Float32 ? run_typed<float, Space>(spec, p) : run_typed<double, Space>(spec, p);
+    });
+    if (!found) throw std::invalid_argument("execution space '" + spec.space + "' is not compiled into this binary");
+    return m;
+  }
+
+ private:
+  template <class Scalar, class Space>
+  static Measurement run_typed(const MeasurementSpec& spec, const typename W::Params& p) {
+    // The kernel, and with it every View, lives only for this measurement.
+    typename W::template Kernel<Scalar, Space> kernel(p, spec.variant, spec.size);
+    return measure(kernel, Space(), spec);
+  }
+};
+
+#define MINIAPP_REGISTER_WORKLOAD(W)                      \
+  [[maybe_unused]] static const bool miniapp_registered_ = \
+      ::miniapp::register_workload(std::make_unique<::miniapp::RegisteredWorkload<W>>())
+
+}  // namespace miniapp

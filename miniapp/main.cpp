@@ -1,0 +1,283 @@
+// miniapp: runs the experiments of a YAML deck on every requested Kokkos execution space and
+// mirror policy, verifies every result and reports time per phase, rates and speedups.
+
+#include "miniapp/core/deck.hpp"
+#include "miniapp/core/exit_codes.hpp"
+#include "miniapp/core/interrupt.hpp"
+#include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/report.hpp"
+#include "miniapp/core/spaces.hpp"
+#include "miniapp/core/workload.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace miniapp;
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: miniapp [options] DECK.yaml
+
+Runs every case of the YAML deck on the requested Kokkos execution spaces and mirror
+policies, verifies each result, prints a table per case and writes results.json,
+results.csv and benchmark.json into the output directory.
+
+options:
+  -h, --help          show this help and exit
+      --version       show version, git commit, compiler, Kokkos versions and spaces
+      --list          list workloads, variants, compiled spaces and mirror policies
+      --dry-run       validate the deck and print the plan; run nothing
+  -o, --output DIR    output directory (default: deck's output, else results/<deck>-<time>)
+      --spaces LIST   comma-separated spaces for every case, e.g. serial,openmp
+      --sizes LIST    comma-separated sizes for every case, e.g. 256,512
+  -q, --quiet         no progress on stderr, no tables on stdout
+  --kokkos-...        passed to Kokkos (e.g. --kokkos-num-threads=2; see --kokkos-help)
+
+exit codes:
+  0  every measurement ran and verified
+  1  a verification failed
+  2  bad deck or command line (nothing ran)
+  3  runtime error (allocation failure, device error, unwritable output)
+  128+N  stopped by signal N (SIGTERM: 143); finished results are kept
+)";
+
+struct CommandLine {
+  std::string deck;
+  std::string output;
+  bool help = false, version = false, list = false, dry_run = false, quiet = false;
+  Overrides overrides;
+  std::vector<std::string> kokkos_args;
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+CommandLine parse_command_line(int argc, char** argv) {
+  CommandLine cli;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const std::string& name) -> std::string {
+      const auto eq = a.find('=');
+      if (eq != std::string::npos) return a.substr(eq + 1);
+      if (i + 1 >= argc) throw UsageError(name + " needs a value");
+      return argv[++i];
+    };
+    auto is = [&](const char* name) { return a == name || a.rfind(std::string(name) + "=", 0) == 0; };
+    if (a == "-h" || a == "--help") cli.help = true;
+    else if (a == "--version") cli.version = true;
+    else if (a == "--list") cli.list = true;
+    else if (a == "--dry-run") cli.dry_run = true;
+    else if (a == "-q" || a == "--quiet") cli.quiet = true;
+    else if (is("-o") || is("--output")) cli.output = value("--output");
+    else if (is("--spaces")) cli.overrides.spaces = split(value("--spaces"));
+    else if (is("--sizes")) {
+      std::vector<std::size_t> sizes;
+      for (const std::string& s : split(value("--sizes"))) {
+        char* end = nullptr;
+        const long long v = std::strtoll(s.c_str(), &end, 10);
+        if (*end != '\0' || v <= 0) throw UsageError("--sizes: '" + s + "' is not a positive integer");
+        sizes.push_back(static_cast<std::size_t>(v));
+      }
+      if (sizes.empty()) throw UsageError("--sizes needs at least one size");
+      cli.overrides.sizes = sizes;
+    } else if (a.rfind("--kokkos-", 0) == 0) cli.kokkos_args.push_back(a);
+    else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "' (see --help)");
+    else if (cli.deck.empty()) cli.deck = a;
+    else throw UsageError("only one deck is accepted; got '" + cli.deck + "' and '" + a + "'");
+  }
+  if (cli.overrides.spaces) {
+    const auto compiled = compiled_space_names();
+    for (const std::string& s : *cli.overrides.spaces)
+      if (std::find(compiled.begin(), compiled.end(), s) == compiled.end()) {
+        std::string list;
+        for (const auto& c : compiled) list += (list.empty() ? "" : ", ") + c;
+        throw UsageError("--spaces: '" + s + "' is not compiled into this binary (compiled: " + list + ")");
+      }
+  }
+  if (!cli.help && !cli.version && !cli.list && cli.deck.empty()) throw UsageError("no deck given (see --help)");
+  return cli;
+}
+
+void print_version(std::ostream& os) {
+  const Provenance p = collect_provenance(0, nullptr);
+  os << "miniapp " << p.miniapp_version << " (git " << p.git_commit << ")\n"
+     << "compiler: " << p.compiler << "\n"
+     << "Kokkos " << p.kokkos_version << ", Kokkos Kernels " << p.kokkos_kernels_version << "\n"
+     << "execution spaces:";
+  for (const std::string& s : p.spaces_compiled) os << ' ' << s;
+  os << '\n';
+}
+
+void print_list(std::ostream& os) {
+  os << "workloads (size meaning; variants):\n";
+  for (const auto& w : workloads()) {
+    os << "  " << w->name() << ": " << w->summary() << "\n    size: " << w->size_meaning() << "\n";
+    for (const VariantInfo& v : w->variants()) {
+      os << "    - " << v.name << ": " << v.summary;
+      if (!v.unavailable_reason.empty()) os << " [unavailable: " << v.unavailable_reason << "]";
+      os << "\n";
+    }
+  }
+  os << "execution spaces compiled in:\n";
+  for (const std::string& s : compiled_space_names())
+    os << "  " << s << (is_host_space_name(s) ? " (host)" : " (device)") << "\n";
+  os << "mirror policies:\n";
+  for (MirrorPolicy p : kAllMirrorPolicies) os << "  " << to_string(p) << ": " << describe(p) << "\n";
+}
+
+std::string default_output_directory(const std::string& deck) {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  return "results/" + fs::path(deck).stem().string() + "-" + stamp;
+}
+
+std::string describe(const MeasurementSpec& m) {
+  std::ostringstream s;
+  s << m.case_name << " " << m.variant << " " << to_string(m.precision) << " size " << m.size << " on " << m.space
+    << " / " << to_string(m.policy);
+  return s.str();
+}
+
+void warn_about_environment(const Deck& deck) {
+  bool openmp = false;
+  for (const CaseSpec& c : deck.cases)
+    for (const std::string& s : c.spaces) openmp = openmp || s == "openmp";
+  if (openmp && (!std::getenv("OMP_PROC_BIND") || !std::getenv("OMP_PLACES")))
+    std::cerr << "warning: OMP_PROC_BIND/OMP_PLACES are not set; OpenMP threads may migrate between cores "
+                 "(e.g. export OMP_PROC_BIND=spread OMP_PLACES=threads)\n";
+}
+
+int run(const CommandLine& cli, int argc, char** argv) {
+  if (cli.version) {
+    print_version(std::cout);
+    return exit_code::kAllVerified;
+  }
+  if (cli.list) {
+    print_list(std::cout);
+    return exit_code::kAllVerified;
+  }
+
+  DeckResult loaded = load_deck_file(cli.deck, cli.overrides);
+  if (!loaded.deck) {
+    for (const Diagnostic& d : loaded.diagnostics.all()) std::cerr << format(d) << "\n";
+    std::cerr << loaded.diagnostics.all().size() << " problem(s) in " << cli.deck << "; nothing was run\n";
+    return exit_code::kBadInput;
+  }
+  const Deck& deck = *loaded.deck;
+  const std::vector<MeasurementSpec> plan = expand(deck);
+
+  if (cli.dry_run) {
+    std::cout << "deck " << deck.file << ": " << deck.cases.size() << " case(s), " << plan.size()
+              << " measurement(s)\n";
+    for (std::size_t i = 0; i < plan.size(); ++i) std::cout << "  [" << i + 1 << "] " << describe(plan[i]) << "\n";
+    return exit_code::kAllVerified;
+  }
+
+  const fs::path out_dir = !cli.output.empty()              ? fs::path(cli.output)
+                           : !deck.output_directory.empty() ? fs::path(deck.output_directory)
+                                                            : fs::path(default_output_directory(deck.file));
+  fs::create_directories(out_dir);
+  if (!cli.quiet) warn_about_environment(deck);
+
+  RunRecord record;
+  record.provenance = collect_provenance(argc, argv);
+  record.deck = &deck;
+  record.planned = plan.size();
+  auto save = [&] {
+    write_atomically((out_dir / "results.json").string(), to_json(record));
+    if (deck.write_csv) write_atomically((out_dir / "results.csv").string(), to_csv(record));
+    write_atomically((out_dir / "benchmark.json").string(), to_benchmark_json(record));
+  };
+  save();
+
+  install_interrupt_handlers();
+  const auto started = std::chrono::steady_clock::now();
+  int code = exit_code::kAllVerified;
+  try {
+    for (std::size_t k = 0; k < plan.size(); ++k) {
+      const MeasurementSpec& spec = plan[k];
+      if (!cli.quiet) {
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        std::cerr << "[" << k + 1 << "/" << plan.size() << "] " << describe(spec);
+        if (k > 0) std::cerr << "  (ETA " << std::fixed << std::setprecision(0) << elapsed / k * (plan.size() - k)
+                             << " s)" << std::defaultfloat;
+        std::cerr << "\n";
+      }
+      const Workload* w = find_workload(spec.workload);
+      record.measurements.push_back(w->run(spec, deck.cases[spec.case_index].params));
+      const Verification& v = record.measurements.back().verification;
+      if (v.checked && !v.passed) {
+        code = exit_code::kVerificationFailed;
+        std::cerr << "VERIFICATION FAILED: " << describe(spec) << ": " << v.detail << "\n";
+      }
+      save();
+      const bool case_done = k + 1 == plan.size() || plan[k + 1].case_index != spec.case_index;
+      if (case_done && !cli.quiet) print_case_table(std::cout, record, spec.case_index);
+    }
+    record.status = "complete";
+  } catch (const Interrupted& e) {
+    record.status = "interrupted";
+    record.error = e.what();
+    code = exit_code::kInterruptedBase + e.signal_number;
+    std::cerr << "stopped by signal " << e.signal_number << " after " << record.measurements.size() << " of "
+              << plan.size() << " measurements; finished results are kept\n";
+  } catch (const std::exception& e) {
+    record.status = "failed";
+    record.error = e.what();
+    code = exit_code::kRuntimeError;
+    std::cerr << "error: " << e.what() << "\n";
+  }
+  record.provenance.finished = now_iso8601();
+  save();
+  if (!cli.quiet) std::cout << "\nresults: " << (out_dir / "results.json").string() << "\n";
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CommandLine cli;
+  try {
+    cli = parse_command_line(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "miniapp: " << e.what() << "\n";
+    return exit_code::kBadInput;
+  }
+  if (cli.help) {
+    std::cout << kUsage;
+    return exit_code::kAllVerified;
+  }
+  // Only the --kokkos-* arguments reach Kokkos, so its own --help handling never fires.
+  std::vector<char*> kokkos_argv = {argv[0]};
+  for (std::string& a : cli.kokkos_args) kokkos_argv.push_back(a.data());
+  int kokkos_argc = static_cast<int>(kokkos_argv.size());
+  kokkos_argv.push_back(nullptr);
+  try {
+    Kokkos::ScopeGuard guard(kokkos_argc, kokkos_argv.data());
+    return run(cli, argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "miniapp: error: " << e.what() << "\n";
+    return exit_code::kRuntimeError;
+  }
+}
