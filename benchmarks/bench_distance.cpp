@@ -1,0 +1,64 @@
+// Distance matrix against the bandwidth bound of writing it: a plain Kokkos fill of the same
+// N x N View, measured in the same run (issue: direct/tiled at >= 70% of the fill's bandwidth).
+
+#include "miniapp/workloads/distance/distance.hpp"
+
+#include <benchmark/benchmark.h>
+
+namespace miniapp::bench {
+
+namespace {
+
+template <class Space, class Work>
+void run_timed(benchmark::State& state, const Space& space, Work&& work, double bytes) {
+  Kokkos::Timer timer;
+  for (auto _ : state) {
+    space.fence();
+    timer.reset();
+    work();
+    space.fence();
+    state.SetIterationTime(timer.seconds());
+  }
+  state.counters["GB/s"] = benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+template <class Scalar, class Space>
+void fill(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::memory_space> v("fill", n, n);
+  const Space space;
+  const auto extent = static_cast<std::int64_t>(n);
+  run_timed(state, space, [&] {
+    Kokkos::parallel_for("bench::fill", Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>>(space, {0, 0}, {extent, extent}),
+                         KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t j) { v(i, j) = Scalar(1); });
+  }, static_cast<double>(n * n * sizeof(Scalar)));
+}
+
+template <class Scalar, class Space>
+void distance_matrix(benchmark::State& state, const std::string& variant) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  distance::Kernel<Scalar, Space> k(distance::Params{}, variant, n);
+  k.generate_inputs(42);
+  for (Transferable* f : k.inputs()) f->copy_to_device();
+  const Space space;
+  const WorkEstimate w = k.work();
+  run_timed(state, space, [&] { k.compute(space); }, w.bytes_written + w.bytes_read);
+  state.counters["GFLOP/s"] = benchmark::Counter(w.flops, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+}  // namespace
+
+void register_distance_benchmarks() {
+  for_each_space([](auto tag) {
+    using Space = typename decltype(tag)::type;
+    const std::string s = space_name<Space>();
+    benchmark::RegisterBenchmark(("fill/float32/" + s).c_str(), fill<float, Space>)
+        ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
+    for (const VariantInfo& v : distance::DistanceWorkload::variants())
+      benchmark::RegisterBenchmark(("distance-" + v.name + "/float32/" + s).c_str(),
+                                   [name = v.name](benchmark::State& st) { distance_matrix<float, Space>(st, name); })
+          ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
+  });
+}
+
+}  // namespace miniapp::bench

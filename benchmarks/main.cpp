@@ -1,0 +1,28 @@
+// Google Benchmark driver: Kokkos is initialized once, every compiled space registers its
+// benchmarks, and the run context records the Kokkos configuration and the mini-app's commit.
+
+#include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/report.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <sstream>
+
+namespace miniapp::bench {
+void register_distance_benchmarks();
+}
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard guard(argc, argv);
+  benchmark::Initialize(&argc, argv);
+  const miniapp::Provenance p = miniapp::collect_provenance(argc, argv);
+  benchmark::AddCustomContext("miniapp_git_commit", p.git_commit);
+  benchmark::AddCustomContext("kokkos_version", p.kokkos_version);
+  benchmark::AddCustomContext("kokkos_kernels_version", p.kokkos_kernels_version);
+  benchmark::AddCustomContext("kokkos_configuration", p.kokkos_configuration);
+  for (const auto& [k, v] : p.environment) benchmark::AddCustomContext(k, v);
+  miniapp::bench::register_distance_benchmarks();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,203 @@
+// Runs the miniapp binary as a user would and checks its exit codes and result files.
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+Result run(const std::string& args) {
+  const std::string command = std::string(MINIAPP_BINARY) + " " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("miniapp-e2e-" + std::to_string(getpid())) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+fs::path write_deck(const fs::path& dir, const std::string& text) {
+  const fs::path deck = dir / "deck.yaml";
+  std::ofstream(deck) << text;
+  return deck;
+}
+
+std::vector<std::string> compiled_spaces() {
+  const Result r = run("--list");
+  std::vector<std::string> spaces;
+  std::istringstream in(r.output);
+  std::string line;
+  bool in_spaces = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("execution spaces compiled in", 0) == 0) in_spaces = true;
+    else if (!line.empty() && line[0] != ' ') in_spaces = false;
+    else if (in_spaces) spaces.push_back(line.substr(2, line.find(' ', 2) - 2));
+  }
+  return spaces;
+}
+
+}  // namespace
+
+TEST(EndToEnd, EveryMeasurementVerifiesWithPhasesOnEverySpaceAndPolicy) {
+  const fs::path dir = fresh_dir("full");
+  const fs::path deck = write_deck(dir,
+                                   "cases:\n"
+                                   "  - workload: distance\n"
+                                   "    sizes: [64, 96]\n"
+                                   "    precision: all\n"
+                                   "    spaces: all\n"
+                                   "    policies: all\n"
+                                   "    repetitions: 2\n");
+  const Result r = run(deck.string() + " --output " + (dir / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+
+  const YAML::Node json = YAML::LoadFile((dir / "out" / "results.json").string());
+  EXPECT_EQ(json["status"].as<std::string>(), "complete");
+  const YAML::Node ms = json["measurements"];
+  ASSERT_TRUE(ms.IsSequence());
+  EXPECT_EQ(ms.size(), json["planned_measurements"].as<std::size_t>());
+  EXPECT_EQ(ms.size(), json["finished_measurements"].as<std::size_t>());
+
+  std::set<std::string> combos;
+  std::size_t samples = 0;
+  for (const YAML::Node& m : ms) {
+    EXPECT_TRUE(m["verification"]["checked"].as<bool>());
+    EXPECT_TRUE(m["verification"]["passed"].as<bool>()) << m["verification"]["detail"].as<std::string>();
+    for (const char* phase : {"to_device", "compute", "to_host", "total"}) {
+      ASSERT_TRUE(m["seconds"][phase].IsMap()) << phase;
+      EXPECT_EQ(m["seconds"][phase]["samples"].size(), 2u) << phase;
+      EXPECT_GE(m["seconds"][phase]["median"].as<double>(), 0.0);
+    }
+    EXPECT_GT(m["seconds"]["compute"]["min"].as<double>(), 0.0);
+    EXPECT_GT(m["work"]["GFLOPs"].as<double>(), 0.0);
+    combos.insert(m["space"].as<std::string>() + "/" + m["policy"].as<std::string>());
+    samples += 2;
+  }
+  for (const std::string& space : compiled_spaces())
+    for (const char* policy : {"copy-every-iteration", "inputs-resident", "all-resident"})
+      EXPECT_TRUE(combos.count(space + "/" + policy)) << space << "/" << policy;
+  EXPECT_TRUE(combos.count(compiled_spaces().front() + "/host"));
+
+  EXPECT_FALSE(json["provenance"]["kokkos_version"].as<std::string>().empty());
+  EXPECT_TRUE(json["provenance"]["command_line"].IsSequence());
+
+  std::ifstream csv(dir / "out" / "results.csv");
+  std::size_t lines = 0;
+  for (std::string line; std::getline(csv, line);) ++lines;
+  EXPECT_EQ(lines, samples + 1);  // header + one row per repetition
+  EXPECT_TRUE(fs::exists(dir / "out" / "benchmark.json"));
+  EXPECT_FALSE(fs::exists(dir / "out" / "results.json.tmp"));
+}
+
+TEST(EndToEnd, BadDeckExitsWithTwoNamesTheLineAndRunsNothing) {
+  const fs::path dir = fresh_dir("bad");
+  const fs::path deck = write_deck(dir, "cases:\n  - workload: distance\n    sizes: 10\n    polices: all\n");
+  const Result r = run(deck.string() + " --output " + (dir / "out").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("deck.yaml:4:5: cases[0].polices: unknown key (did you mean 'policies'?)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST(EndToEnd, UsageErrorsExitWithTwo) {
+  EXPECT_EQ(run("--no-such-option deck.yaml").exit_code, 2);
+  EXPECT_EQ(run("").exit_code, 2);
+  EXPECT_EQ(run("--spaces nonsense x.yaml").exit_code, 2);
+  EXPECT_EQ(run("does-not-exist.yaml").exit_code, 2);
+}
+
+TEST(EndToEnd, HelpVersionAndListDescribeTheBinary) {
+  const Result help = run("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.output.find("exit codes"), std::string::npos);
+  const Result version = run("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_NE(version.output.find("Kokkos"), std::string::npos);
+  const Result list = run("--list");
+  EXPECT_EQ(list.exit_code, 0);
+  EXPECT_NE(list.output.find("distance"), std::string::npos);
+  EXPECT_NE(list.output.find("all-resident"), std::string::npos);
+}
+
+TEST(EndToEnd, EveryInputDeckPassesDryRun) {
+  std::size_t decks = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(MINIAPP_SOURCE_DIR) / "input")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++decks;
+    const Result r = run("--dry-run " + entry.path().string());
+    EXPECT_EQ(r.exit_code, 0) << entry.path() << "\n" << r.output;
+    EXPECT_NE(r.output.find("measurement(s)"), std::string::npos);
+  }
+  EXPECT_GE(decks, 1u);
+}
+
+TEST(EndToEnd, SigtermKeepsEveryFinishedMeasurement) {
+  const fs::path dir = fresh_dir("sigterm");
+  // Enough measurements that the run is still going when the signal arrives.
+  const fs::path deck = write_deck(dir,
+                                   "cases:\n  - workload: distance\n    sizes: {from: 200, to: 20000, step: 200}\n"
+                                   "    spaces: all\n    policies: all\n    repetitions: 3\n");
+  const fs::path out = dir / "out";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string d = deck.string(), o = out.string();
+    execl(MINIAPP_BINARY, MINIAPP_BINARY, d.c_str(), "--quiet", "--output", o.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until at least two measurements are on disk, then stop the job as Slurm would.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  std::size_t finished = 0;
+  while (finished < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    try {
+      finished = YAML::LoadFile((out / "results.json").string())["finished_measurements"].as<std::size_t>();
+    } catch (const std::exception&) {
+    }
+  }
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_GE(finished, 2u);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
+
+  const YAML::Node json = YAML::LoadFile((out / "results.json").string());
+  EXPECT_EQ(json["status"].as<std::string>(), "interrupted");
+  const std::size_t kept = json["finished_measurements"].as<std::size_t>();
+  EXPECT_GE(kept, finished);
+  EXPECT_LT(kept, json["planned_measurements"].as<std::size_t>());
+  ASSERT_EQ(json["measurements"].size(), kept);
+  for (const YAML::Node& m : json["measurements"]) EXPECT_TRUE(m["verification"]["passed"].as<bool>());
+}

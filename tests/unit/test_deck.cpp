@@ -1,0 +1,137 @@
+#include "miniapp/core/deck.hpp"
+#include "miniapp/core/spaces.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace miniapp;
+
+namespace {
+
+DeckResult load(const std::string& text, const Overrides& o = {}) { return load_deck_text(text, "deck.yaml", o); }
+
+// The diagnostic for `path`, failing the test when there is none.
+Diagnostic find(const DeckResult& r, const std::string& path) {
+  for (const Diagnostic& d : r.diagnostics.all())
+    if (d.path == path) return d;
+  std::string all;
+  for (const Diagnostic& d : r.diagnostics.all()) all += format(d) + "\n";
+  ADD_FAILURE() << "no diagnostic for " << path << "; got:\n" << all;
+  return {};
+}
+
+}  // namespace
+
+TEST(Deck, MinimalDeckOfThreeLinesGetsDefaults) {
+  const DeckResult r = load("cases:\n  - workload: distance\n    sizes: 100\n");
+  ASSERT_TRUE(r.deck) << (r.diagnostics.empty() ? "" : format(r.diagnostics.all().front()));
+  const CaseSpec& c = r.deck->cases.at(0);
+  EXPECT_EQ(c.variants, std::vector<std::string>{"direct"});
+  EXPECT_EQ(c.sizes, std::vector<std::size_t>{100});
+  EXPECT_EQ(c.precisions, std::vector<Precision>{Precision::Float32});
+  EXPECT_EQ(c.spaces, compiled_space_names());
+  EXPECT_EQ(c.baseline, compiled_space_names().front());
+  EXPECT_EQ(c.policies.size(), 4u);
+  EXPECT_TRUE(c.verify);
+}
+
+TEST(Deck, SizesAcceptListGeometricAndArithmeticRanges) {
+  auto sizes_of = [](const std::string& sizes) {
+    const DeckResult r = load("cases:\n  - workload: distance\n    sizes: " + sizes + "\n");
+    EXPECT_TRUE(r.deck) << sizes;
+    return r.deck ? r.deck->cases.at(0).sizes : std::vector<std::size_t>{};
+  };
+  EXPECT_EQ(sizes_of("[10, 20, 40]"), (std::vector<std::size_t>{10, 20, 40}));
+  EXPECT_EQ(sizes_of("{from: 64, to: 512, factor: 2}"), (std::vector<std::size_t>{64, 128, 256, 512}));
+  EXPECT_EQ(sizes_of("{from: 100, to: 350, step: 100}"), (std::vector<std::size_t>{100, 200, 300}));
+  EXPECT_EQ(sizes_of("1e3"), (std::vector<std::size_t>{1000}));
+}
+
+TEST(Deck, ExpansionCrossesSizesPrecisionsSpacesAndPolicies) {
+  const DeckResult r = load(
+      "cases:\n  - workload: distance\n    sizes: [8, 16]\n    precision: all\n    spaces: all\n    policies: all\n");
+  ASSERT_TRUE(r.deck);
+  const auto plan = expand(*r.deck);
+  std::size_t expected = 0;
+  for (const std::string& s : compiled_space_names()) expected += is_host_space_name(s) ? 4 : 3;
+  EXPECT_EQ(plan.size(), 2 * 2 * expected);
+}
+
+TEST(Deck, UnknownKeyIsReportedWithLineAndSuggestion) {
+  const DeckResult r = load("cases:\n  - workload: distance\n    sizes: 10\n    repetitons: 3\n");
+  EXPECT_FALSE(r.deck);
+  const Diagnostic d = find(r, "cases[0].repetitons");
+  EXPECT_EQ(d.line, 4);
+  EXPECT_EQ(d.column, 5);
+  EXPECT_NE(d.message.find("did you mean 'repetitions'"), std::string::npos) << d.message;
+}
+
+TEST(Deck, EveryProblemIsReportedNotJustTheFirst) {
+  const DeckResult r = load(
+      "cases:\n  - workload: distance\n    sizes: -4\n    precision: float16\n    warmup: many\n"
+      "  - workload: distanse\n    sizes: 10\n");
+  EXPECT_FALSE(r.deck);
+  EXPECT_EQ(find(r, "cases[0].sizes").line, 3);
+  EXPECT_EQ(find(r, "cases[0].precision").line, 4);
+  EXPECT_EQ(find(r, "cases[0].warmup").line, 5);
+  const Diagnostic w = find(r, "cases[1].workload");
+  EXPECT_EQ(w.line, 6);
+  EXPECT_NE(w.message.find("did you mean 'distance'"), std::string::npos) << w.message;
+}
+
+TEST(Deck, DuplicateKeyNamesBothLines) {
+  const DeckResult r = load("cases:\n  - workload: distance\n    sizes: 10\n    sizes: 20\n");
+  EXPECT_FALSE(r.deck);
+  const Diagnostic d = find(r, "cases[0].sizes");
+  EXPECT_EQ(d.line, 4);
+  EXPECT_NE(d.message.find("line 3"), std::string::npos) << d.message;
+}
+
+TEST(Deck, SyntaxErrorReportsLineAndColumn) {
+  const DeckResult r = load("cases:\n  - workload: distance\n    sizes: [1, 2\n");
+  ASSERT_FALSE(r.deck);
+  ASSERT_EQ(r.diagnostics.all().size(), 1u);
+  const Diagnostic& d = r.diagnostics.all().front();
+  EXPECT_GE(d.line, 3);
+  EXPECT_NE(d.message.find("YAML syntax error"), std::string::npos);
+}
+
+TEST(Deck, SpaceNotCompiledInIsRefused) {
+  const auto compiled = compiled_space_names();
+  std::string missing;
+  for (const char* s : {"cuda", "hip", "threads", "openmp", "serial"})
+    if (std::find(compiled.begin(), compiled.end(), s) == compiled.end()) missing = s;
+  if (missing.empty()) GTEST_SKIP() << "every known space is compiled in";
+  const DeckResult r = load("cases:\n  - workload: distance\n    sizes: 10\n    spaces: [" + missing + "]\n");
+  EXPECT_FALSE(r.deck);
+  EXPECT_NE(find(r, "cases[0].spaces").message.find("not compiled"), std::string::npos);
+}
+
+TEST(Deck, WorkloadKeysAreValidated) {
+  const DeckResult r = load("cases:\n  - workload: distance\n    sizes: 10\n    dim: 0\n");
+  EXPECT_FALSE(r.deck);
+  EXPECT_EQ(find(r, "cases[0].dim").line, 4);
+}
+
+TEST(Deck, RangeNeedsExactlyOneOfFactorOrStep) {
+  const DeckResult r = load("cases:\n  - workload: distance\n    sizes: {from: 10, to: 100}\n");
+  EXPECT_FALSE(r.deck);
+  EXPECT_NE(find(r, "cases[0].sizes").message.find("exactly one of"), std::string::npos);
+}
+
+TEST(Deck, MissingCasesIsAnError) {
+  const DeckResult r = load("title: nothing to do\n");
+  EXPECT_FALSE(r.deck);
+  find(r, "cases");
+}
+
+TEST(Deck, CommandLineOverridesReplaceSpacesAndSizes) {
+  Overrides o;
+  o.sizes = std::vector<std::size_t>{7};
+  o.spaces = std::vector<std::string>{compiled_space_names().front()};
+  const DeckResult r = load("cases:\n  - workload: distance\n    sizes: [100, 200]\n", o);
+  ASSERT_TRUE(r.deck);
+  EXPECT_EQ(r.deck->cases[0].sizes, std::vector<std::size_t>{7});
+  EXPECT_EQ(r.deck->cases[0].spaces, *o.spaces);
+}
