@@ -5,10 +5,14 @@
 #include "miniapp/core/exit_codes.hpp"
 #include "miniapp/core/interrupt.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/memory.hpp"
 #include "miniapp/core/report.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/core/workload.hpp"
 
+#include <sched.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -168,29 +172,83 @@ void warn_about_environment(const Deck& deck) {
                  "(e.g. export OMP_PROC_BIND=spread OMP_PLACES=threads)\n";
 }
 
-int run(const CommandLine& cli, int argc, char** argv) {
-  if (cli.version) {
-    print_version(std::cout);
-    return exit_code::kAllVerified;
+// Host threads, in this order: --kokkos-threads/--kokkos-num-threads or KOKKOS_NUM_THREADS
+// (Kokkos reads them itself), the deck's `threads`, OMP_NUM_THREADS, SLURM_CPUS_PER_TASK.
+std::string choose_host_threads(const CommandLine& cli, const Deck& deck) {
+  for (const std::string& a : cli.kokkos_args)
+    if (a.rfind("--kokkos-threads", 0) == 0 || a.rfind("--kokkos-num-threads", 0) == 0) return "command line";
+  if (std::getenv("KOKKOS_NUM_THREADS")) return "KOKKOS_NUM_THREADS";
+  if (deck.threads) {
+    setenv("KOKKOS_NUM_THREADS", std::to_string(*deck.threads).c_str(), 1);
+    return "deck";
   }
-  if (cli.list) {
-    print_list(std::cout);
-    return exit_code::kAllVerified;
+  if (std::getenv("OMP_NUM_THREADS")) return "OMP_NUM_THREADS";
+  if (const char* slurm = std::getenv("SLURM_CPUS_PER_TASK")) {
+    setenv("KOKKOS_NUM_THREADS", slurm, 1);
+    return "SLURM_CPUS_PER_TASK";
   }
+  return "default";
+}
 
-  DeckResult loaded = load_deck_file(cli.deck, cli.overrides);
-  if (!loaded.deck) {
-    for (const Diagnostic& d : loaded.diagnostics.all()) std::cerr << format(d) << "\n";
-    std::cerr << loaded.diagnostics.all().size() << " problem(s) in " << cli.deck << "; nothing was run\n";
+int cpus_allowed() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+  return CPU_COUNT(&set);
+}
+
+void warn_about_threads(Provenance& p) {
+  int limit = p.cpus_allowed;
+  if (const char* slurm = std::getenv("SLURM_CPUS_PER_TASK")) limit = std::min(limit, std::atoi(slurm));
+  if (limit > 0 && p.host_threads > limit)
+    std::cerr << "warning: " << p.host_threads << " host threads (" << p.host_threads_source << ") but this job may use "
+              << limit << " CPUs: the threads are oversubscribed and timings will suffer\n";
+}
+
+// Refuses, with the numbers, every measurement whose fields do not fit where they must live.
+std::vector<std::string> check_memory(const Deck& deck, const std::vector<MeasurementSpec>& plan) {
+  std::vector<std::string> problems;
+  const std::optional<std::size_t> host_free = available_host_memory();
+  for (const MeasurementSpec& m : plan) {
+    const Workload* w = find_workload(m.workload);
+    const double need = static_cast<double>(w->footprint_bytes(m, deck.cases[m.case_index].params));
+    const CaseSpec& c = deck.cases[m.case_index];
+    auto refuse = [&](const std::string& where, double available) {
+      std::ostringstream s;
+      s << deck.file << ":" << c.line << ":1: " << "cases[" << m.case_index << "] (" << c.name << "): size " << m.size
+        << " " << to_string(m.precision) << " on " << m.space << " needs " << format_bytes(need) << " of " << where
+        << " memory, " << format_bytes(available) << " available";
+      problems.push_back(s.str());
+    };
+    if (host_free && need > static_cast<double>(*host_free)) refuse("host", static_cast<double>(*host_free));
+    if (!is_host_space_name(m.space))
+      if (const auto dev = available_device_memory(m.space); dev && need > static_cast<double>(*dev))
+        refuse(m.space + " device", static_cast<double>(*dev));
+  }
+  std::sort(problems.begin(), problems.end());
+  problems.erase(std::unique(problems.begin(), problems.end()), problems.end());
+  return problems;
+}
+
+int run(const CommandLine& cli, const Deck& deck, Provenance provenance) {
+  const std::vector<MeasurementSpec> plan = expand(deck);
+  const std::vector<std::string> memory_problems = check_memory(deck, plan);
+  if (!memory_problems.empty()) {
+    for (const std::string& p : memory_problems) std::cerr << p << "\n";
+    std::cerr << memory_problems.size() << " measurement(s) do not fit in memory; nothing was run\n";
     return exit_code::kBadInput;
   }
-  const Deck& deck = *loaded.deck;
-  const std::vector<MeasurementSpec> plan = expand(deck);
 
   if (cli.dry_run) {
     std::cout << "deck " << deck.file << ": " << deck.cases.size() << " case(s), " << plan.size()
-              << " measurement(s)\n";
-    for (std::size_t i = 0; i < plan.size(); ++i) std::cout << "  [" << i + 1 << "] " << describe(plan[i]) << "\n";
+              << " measurement(s), " << provenance.host_threads << " host threads (" << provenance.host_threads_source
+              << ")\n";
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+      const Workload* w = find_workload(plan[i].workload);
+      std::cout << "  [" << i + 1 << "] " << describe(plan[i]) << "  ("
+                << format_bytes(static_cast<double>(w->footprint_bytes(plan[i], deck.cases[plan[i].case_index].params)))
+                << ")\n";
+    }
     return exit_code::kAllVerified;
   }
 
@@ -201,7 +259,7 @@ int run(const CommandLine& cli, int argc, char** argv) {
   if (!cli.quiet) warn_about_environment(deck);
 
   RunRecord record;
-  record.provenance = collect_provenance(argc, argv);
+  record.provenance = std::move(provenance);
   record.deck = &deck;
   record.planned = plan.size();
   auto save = [&] {
@@ -268,6 +326,24 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return exit_code::kAllVerified;
   }
+  if (cli.version) {
+    print_version(std::cout);
+    return exit_code::kAllVerified;
+  }
+  if (cli.list) {
+    print_list(std::cout);
+    return exit_code::kAllVerified;
+  }
+
+  // The deck is validated before Kokkos starts: a bad deck costs no device initialization.
+  DeckResult loaded = load_deck_file(cli.deck, cli.overrides);
+  if (!loaded.deck) {
+    for (const Diagnostic& d : loaded.diagnostics.all()) std::cerr << format(d) << "\n";
+    std::cerr << loaded.diagnostics.all().size() << " problem(s) in " << cli.deck << "; nothing was run\n";
+    return exit_code::kBadInput;
+  }
+  const std::string threads_source = choose_host_threads(cli, *loaded.deck);
+
   // Only the --kokkos-* arguments reach Kokkos, so its own --help handling never fires.
   std::vector<char*> kokkos_argv = {argv[0]};
   for (std::string& a : cli.kokkos_args) kokkos_argv.push_back(a.data());
@@ -275,7 +351,12 @@ int main(int argc, char** argv) {
   kokkos_argv.push_back(nullptr);
   try {
     Kokkos::ScopeGuard guard(kokkos_argc, kokkos_argv.data());
-    return run(cli, argc, argv);
+    Provenance provenance = collect_provenance(argc, argv);
+    provenance.host_threads = static_cast<int>(Kokkos::DefaultHostExecutionSpace().concurrency());
+    provenance.host_threads_source = threads_source;
+    provenance.cpus_allowed = cpus_allowed();
+    if (!cli.quiet) warn_about_threads(provenance);
+    return run(cli, *loaded.deck, std::move(provenance));
   } catch (const std::exception& e) {
     std::cerr << "miniapp: error: " << e.what() << "\n";
     return exit_code::kRuntimeError;

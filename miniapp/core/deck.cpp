@@ -30,7 +30,7 @@ std::optional<std::vector<std::size_t>> parse_sizes(MapReader& r) {
   const std::string path = r.key_path("sizes");
   Diagnostics& diag = r.diagnostics();
   if (!n.IsDefined()) {
-    diag.error_at(0, 0, path, "missing; expected a size, a list of sizes or {from, to, factor|step}");
+    diag.error(r.map(), path, "missing; expected a size, a list of sizes or {from, to, factor|step}");
     return std::nullopt;
   }
   auto positive = [&](const YAML::Node& v, const std::string& p) -> std::optional<std::size_t> {
@@ -103,6 +103,7 @@ std::optional<CaseSpec> parse_case(const YAML::Node& node, std::size_t index, co
   const std::size_t errors_before = diag.all().size();
 
   CaseSpec c;
+  c.line = node.Mark().line + 1;
   std::vector<std::string> workload_names;
   for (const auto& w : workloads()) workload_names.push_back(w->name());
   const auto workload_name = r.choice("workload", workload_names);
@@ -165,14 +166,6 @@ std::optional<CaseSpec> parse_case(const YAML::Node& node, std::size_t index, co
   if (auto p = r.choices("policies", policy_names, true)) {
     c.policies.clear();
     for (const std::string& name : *p) c.policies.push_back(*parse_mirror_policy(name));
-    const YAML::Node policies_node = r.node("policies");
-    const bool wrote_all = policies_node.IsScalar() && policies_node.Scalar() == "all";
-    if (!wrote_all && std::find(c.policies.begin(), c.policies.end(), MirrorPolicy::Host) != c.policies.end())
-      for (const std::string& s : c.spaces)
-        if (std::find(compiled.begin(), compiled.end(), s) != compiled.end() && !is_host_space_name(s))
-          diag.error(r.node("policies"), r.key_path("policies"),
-                     "policy 'host' computes on a host space, but '" + s +
-                         "' is a device space (use policies: all, which skips this pair)");
   }
 
   if (auto v = r.integer("warmup", 0, 1000000)) c.warmup = static_cast<int>(*v);
@@ -213,6 +206,7 @@ DeckResult load_deck_text(const std::string& text, const std::string& file, cons
   deck.text = text;
   deck.title = top.string("title").value_or("");
   top.string("description");
+  if (auto t = top.integer("threads", 1, 100000)) deck.threads = static_cast<int>(*t);
   if (top.has("output")) {
     const YAML::Node out = top.node("output");
     if (out.IsScalar()) {

@@ -13,6 +13,7 @@
 namespace miniapp {
 
 struct CaseSpec {
+  int line = 0;  // where the case starts in the deck
   std::string name;
   std::string workload;
   std::vector<std::string> variants;
@@ -34,6 +35,7 @@ struct Deck {
   std::string text;  // the deck as read, for the provenance record
   std::string title;
   std::string output_directory;  // empty: the driver picks results/<deck>-<time>
+  std::optional<int> threads;    // host threads for Kokkos; default: SLURM_CPUS_PER_TASK, else Kokkos' own
   bool write_csv = true;
   std::vector<CaseSpec> cases;
 };

@@ -5,8 +5,17 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <sstream>
 
 namespace miniapp {
+
+namespace {
+std::string format_number(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+}  // namespace
 
 std::string describe_node(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing";
@@ -100,7 +109,7 @@ std::optional<double> MapReader::real(const std::string& key, double min_exclusi
   const std::optional<double> v = as_real(n);
   if (!v || !(*v > min_exclusive)) {
     diag_.error(n, key_path(key),
-                "found " + describe_node(n) + ", expected a number greater than " + std::to_string(min_exclusive));
+                "found " + describe_node(n) + ", expected a number greater than " + format_number(min_exclusive));
     return std::nullopt;
   }
   return v;

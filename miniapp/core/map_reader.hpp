@@ -18,6 +18,7 @@ class MapReader {
   MapReader(const YAML::Node& map, std::string path, Diagnostics& diag);
 
   bool valid() const { return valid_; }
+  const YAML::Node& map() const { return map_; }
   const std::string& path() const { return path_; }
   Diagnostics& diagnostics() { return diag_; }
   std::string key_path(const std::string& key) const;

@@ -142,6 +142,8 @@ void write_provenance(JsonWriter& j, const Provenance& p) {
   j.key("environment").begin_object();
   for (const auto& [k, v] : p.environment) j.field(k, v);
   j.end_object();
+  j.field("host_threads", p.host_threads).field("host_threads_source", p.host_threads_source);
+  j.field("cpus_allowed", p.cpus_allowed);
   j.field("started", p.started).field("finished", p.finished);
   j.end_object();
 }

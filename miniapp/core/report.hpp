@@ -20,6 +20,9 @@ struct Provenance {
   std::string hostname, cpu_model;
   std::vector<std::string> spaces_compiled;
   std::map<std::string, std::string> environment;  // OMP_*, KOKKOS_*, SLURM_*, *_VISIBLE_DEVICES
+  int host_threads = 0;              // concurrency of the default host execution space
+  std::string host_threads_source;   // command line, deck, SLURM_CPUS_PER_TASK, environment, default
+  int cpus_allowed = 0;              // CPUs in this process's affinity mask
   std::string started, finished;  // ISO 8601, UTC
 };
 

@@ -3,8 +3,9 @@
 //
 //   MINIAPP_REGISTER_WORKLOAD(DistanceWorkload);
 //
-// W provides: static constexpr const char* name, summary; static std::vector<VariantInfo>
-// variants(); struct Params; static Params parse(MapReader&) for its own deck keys; and
+// W provides: static constexpr const char* name, summary, size_meaning; static
+// std::vector<VariantInfo> variants(); struct Params; static Params parse(MapReader&) for its
+// own deck keys; static std::size_t footprint_bytes(params, size, scalar_bytes); and
 // template <class Scalar, class Space> class Kernel, constructed as Kernel(params, variant, size),
 // meeting the requirements listed in harness.hpp. The registry instantiates the kernel for every
 // compiled space and both precisions.
@@ -38,6 +39,9 @@ class Workload {
   // Reads the workload's own keys of a case; problems go to the reader's diagnostics.
   virtual std::any parse(MapReader& reader) const = 0;
   virtual Measurement run(const MeasurementSpec& spec, const std::any& params) const = 0;
+  // Bytes of all fields of one measurement, in the space's memory (and again on the host for
+  // the mirrors of a device space).
+  virtual std::size_t footprint_bytes(const MeasurementSpec& spec, const std::any& params) const = 0;
 };
 
 const std::vector<std::unique_ptr<Workload>>& workloads();
@@ -52,6 +56,10 @@ class RegisteredWorkload final : public Workload {
   std::string size_meaning() const override { return W::size_meaning; }
   std::vector<VariantInfo> variants() const override { return W::variants(); }
   std::any parse(MapReader& reader) const override { return W::parse(reader); }
+  std::size_t footprint_bytes(const MeasurementSpec& spec, const std::any& params) const override {
+    const std::size_t scalar = spec.precision == Precision::Float32 ? sizeof(float) : sizeof(double);
+    return W::footprint_bytes(std::any_cast<const typename W::Params&>(params), spec.size, scalar);
+  }
 
   Measurement run(const MeasurementSpec& spec, const std::any& params) const override {
     const auto& p = std::any_cast<const typename W::Params&>(params);

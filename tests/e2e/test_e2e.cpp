@@ -162,6 +162,34 @@ TEST(EndToEnd, EveryInputDeckPassesDryRun) {
   EXPECT_GE(decks, 1u);
 }
 
+// Every deck of tests/decks/bad states in its second line where the error is:
+//   # expect: line 6 key cases[0].repetitons
+TEST(EndToEnd, EveryBadDeckExitsWithTwoNamingItsLineAndKey) {
+  std::size_t decks = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(MINIAPP_SOURCE_DIR) / "tests" / "decks" / "bad")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++decks;
+    std::ifstream in(entry.path());
+    std::string why, expect;
+    std::getline(in, why);
+    std::getline(in, expect);
+    int line = 0;
+    char key[256] = {};
+    ASSERT_EQ(std::sscanf(expect.c_str(), "# expect: line %d key %255s", &line, key), 2) << entry.path();
+    const Result r = run("--dry-run " + entry.path().string());
+    EXPECT_EQ(r.exit_code, 2) << entry.path() << " (" << why << ")\n" << r.output;
+    // One diagnostic line must name both the place and the key.
+    const std::string where = entry.path().string() + ":" + std::to_string(line) + ":";
+    const std::string keyed = std::string(key) == "-" ? "" : ": " + std::string(key) + ": ";
+    bool found = false;
+    std::istringstream lines(r.output);
+    for (std::string l; std::getline(lines, l);)
+      found = found || (l.rfind(where, 0) == 0 && l.find(keyed) != std::string::npos);
+    EXPECT_TRUE(found) << "expected a line starting " << where << " naming '" << key << "' in:\n" << r.output;
+  }
+  EXPECT_GE(decks, 25u);
+}
+
 TEST(EndToEnd, SigtermKeepsEveryFinishedMeasurement) {
   const fs::path dir = fresh_dir("sigterm");
   // Enough measurements that the run is still going when the signal arrives.

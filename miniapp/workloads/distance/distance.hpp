@@ -154,6 +154,10 @@ struct DistanceWorkload {
 
   static std::vector<VariantInfo> variants() { return {{"direct", "one thread per entry (MDRangePolicy)", ""}}; }
 
+  static std::size_t footprint_bytes(const Params& p, std::size_t n, std::size_t scalar_bytes) {
+    return (n * static_cast<std::size_t>(p.dim) + n * n) * scalar_bytes;
+  }
+
   static Params parse(MapReader& r) {
     Params p;
     if (auto dim = r.integer("dim", 1, 1024)) p.dim = static_cast<int>(*dim);
