@@ -2,21 +2,32 @@
 # Installs what the mini-app needs on Debian and builds Kokkos + Kokkos Kernels from the
 # trilinos source package of this Debian release into a cache prefix outside the source tree.
 #
-#   scripts/bootstrap-debian.sh [--print-prefix] [--packages-only]
+#   scripts/bootstrap-debian.sh [--backend host|cuda|hip] [--print-prefix] [--packages-only]
+#
+#   --backend host  (default) Serial + OpenMP with g++
+#   --backend cuda  Serial + OpenMP + CUDA (sm_80), compiled with Kokkos' nvcc_wrapper; needs
+#                   nvcc on PATH or in /usr/local/cuda/bin; Kokkos Kernels with cuBLAS. Kokkos
+#                   sources get scripts/patches/kokkos-<version>-cuda13.patch (copy, not in place)
+#   --backend hip   Serial + OpenMP + HIP (gfx908), compiled with Debian's hipcc (installed)
 #
 # The prefix is keyed by Kokkos version, Kokkos Kernels version, backends and compiler, e.g.
 #   ~/.cache/kokkos-miniapp/kokkos-3.4.01_kk-3.4.01_serial-openmp_gcc-12
+#   ~/.cache/kokkos-miniapp/kokkos-3.4.01_kk-3.4.01_serial-openmp-cuda-sm80_gcc-12
+#   ~/.cache/kokkos-miniapp/kokkos-3.4.01_kk-3.4.01_serial-openmp-hip-vega908_hipcc-5.2
 # and is only trusted once it carries the stamp file written as the very last step, so a killed
-# or failed build is rebuilt from scratch rather than mistaken for a good one.
+# or failed build is rebuilt from scratch rather than mistaken for a good one. A cuda/hip prefix
+# is also rebuilt when its stamp no longer matches (another toolkit or patch).
+# The compiler for the project: <prefix>/bin/nvcc_wrapper (cuda), hipcc (hip).
 #
 # Environment:
 #   MINIAPP_CACHE   cache root (default: ${XDG_CACHE_HOME:-$HOME/.cache}/kokkos-miniapp)
 #   MINIAPP_JOBS    parallel build jobs (default: nproc)
 set -euo pipefail
 
-readonly BACKENDS="serial-openmp"
 readonly STAMP_NAME=".miniapp-bootstrap-complete"
 readonly OPENBLAS_DIR="/usr/lib/x86_64-linux-gnu/openblas-openmp"
+PATCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/patches"
+readonly PATCH_DIR
 readonly PACKAGES=(
   cmake ninja-build g++ pkg-config
   libyaml-cpp-dev libbenchmark-dev libbenchmark-tools libgtest-dev libgmock-dev
@@ -29,18 +40,34 @@ JOBS="${MINIAPP_JOBS:-$(nproc)}"
 START_SECONDS=$SECONDS
 PRINT_PREFIX=0
 PACKAGES_ONLY=0
+BACKEND=host
 
-for arg in "$@"; do
-  case "$arg" in
+while [ $# -gt 0 ]; do
+  case "$1" in
     --print-prefix) PRINT_PREFIX=1 ;;
     --packages-only) PACKAGES_ONLY=1 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "bootstrap: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
+    --backend) [ $# -ge 2 ] || { echo "bootstrap: --backend needs host, cuda or hip" >&2; exit 2; }
+               BACKEND=$2; shift ;;
+    --backend=*) BACKEND=${1#--backend=} ;;
+    -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
+    *) echo "bootstrap: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
+  shift
 done
+case "$BACKEND" in
+  host|serial-openmp) BACKEND=host; BACKENDS="serial-openmp" ;;
+  cuda) BACKENDS="serial-openmp-cuda-sm80" ;;
+  hip) BACKENDS="serial-openmp-hip-vega908" ;;
+  *) echo "bootstrap: unknown backend '$BACKEND' (host, cuda or hip)" >&2; exit 2 ;;
+esac
 
 log() { printf '[bootstrap %3ds] %s\n' "$((SECONDS - START_SECONDS))" "$*" >&2; }
 die() { printf '[bootstrap] ERROR: %s\n' "$*" >&2; exit 1; }
+die_log() {  # log file, message: shows the end of the log (the compiler's errors), then dies
+  printf '[bootstrap] ---- last 60 lines of %s ----\n' "$1" >&2
+  tail -n 60 "$1" >&2 || true
+  die "$2"
+}
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"
@@ -55,9 +82,9 @@ apt_update() {
     || die "apt-get update failed (is the Debian archive reachable?); see $CACHE_ROOT/apt-update.log"
 }
 
-ensure_packages() {
+ensure_packages() {  # packages...
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -129,33 +156,132 @@ cmake_version_of() {  # file, variable prefix -> MAJOR.MINOR.PATCH
   echo "$ma.$mi.$pa"
 }
 
+# Per backend: KOKKOS_SRC (sources to build Kokkos from), KOKKOS_CXX / KK_CXX (compilers, empty:
+# CMake's default), KOKKOS_EXTRA / KK_EXTRA (cmake options), DESCRIPTION / KK_DESCRIPTION.
 build_kokkos() {
   local prefix=$1 build=$2
-  log "building Kokkos $KOKKOS_VERSION (Serial + OpenMP) -> $prefix"
-  cmake -S "$SRC_DIR/kokkos" -B "$build/kokkos" -G Ninja \
+  local -a kokkos_cxx=() kk_cxx=()
+  [ -n "$KOKKOS_CXX" ] && kokkos_cxx=(-DCMAKE_CXX_COMPILER="$KOKKOS_CXX")
+  [ -n "$KK_CXX" ] && kk_cxx=(-DCMAKE_CXX_COMPILER="$KK_CXX")
+  log "building Kokkos $KOKKOS_VERSION ($DESCRIPTION) -> $prefix"
+  cmake -S "$KOKKOS_SRC/kokkos" -B "$build/kokkos" -G Ninja "${kokkos_cxx[@]}" \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_STANDARD=17 \
     -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_TESTS=OFF \
-    >"$build/kokkos-configure.log" 2>&1 || die "configuring Kokkos failed; see $build/kokkos-configure.log"
+    "${KOKKOS_EXTRA[@]}" \
+    >"$build/kokkos-configure.log" 2>&1 || die_log "$build/kokkos-configure.log" "configuring Kokkos failed; see $build/kokkos-configure.log"
   ninja -C "$build/kokkos" -j "$JOBS" install >"$build/kokkos-build.log" 2>&1 \
-    || die "building Kokkos failed; see $build/kokkos-build.log"
+    || die_log "$build/kokkos-build.log" "building Kokkos failed; see $build/kokkos-build.log"
 
   # ETI off: templates are instantiated in the mini-app, which keeps this step to seconds.
-  log "building Kokkos Kernels $KK_VERSION (ETI off, BLAS/LAPACK from OpenBLAS-OpenMP) -> $prefix"
+  log "building Kokkos Kernels $KK_VERSION (ETI off, $KK_DESCRIPTION) -> $prefix"
   local -a eti_off=()
   for opt in INST_DOUBLE INST_FLOAT INST_OFFSET_INT INST_OFFSET_SIZE_T INST_ORDINAL_INT \
              INST_LAYOUTLEFT INST_LAYOUTRIGHT INST_COMPLEX_DOUBLE INST_COMPLEX_FLOAT; do
     eti_off+=("-DKokkosKernels_${opt}=OFF")
   done
-  cmake -S "$SRC_DIR/kokkos-kernels" -B "$build/kokkos-kernels" -G Ninja \
+  cmake -S "$KOKKOS_SRC/kokkos-kernels" -B "$build/kokkos-kernels" -G Ninja "${kk_cxx[@]}" \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DKokkos_ROOT="$prefix" \
     "${eti_off[@]}" -DKokkosKernels_ENABLE_TESTS=OFF \
     -DKokkosKernels_ENABLE_TPL_BLAS=ON -DKokkosKernels_ENABLE_TPL_LAPACK=ON \
     -DBLAS_LIBRARIES=openblas -DBLAS_LIBRARY_DIRS="$OPENBLAS_DIR" \
     -DLAPACK_LIBRARIES=openblas -DLAPACK_LIBRARY_DIRS="$OPENBLAS_DIR" \
-    "-DF77_BLAS_MANGLE=(name,NAME) name ## _" \
-    >"$build/kk-configure.log" 2>&1 || die "configuring Kokkos Kernels failed; see $build/kk-configure.log"
+    "-DF77_BLAS_MANGLE=(name,NAME) name ## _" "${KK_EXTRA[@]}" \
+    >"$build/kk-configure.log" 2>&1 || die_log "$build/kk-configure.log" "configuring Kokkos Kernels failed; see $build/kk-configure.log"
   ninja -C "$build/kokkos-kernels" -j "$JOBS" install >"$build/kk-build.log" 2>&1 \
-    || die "building Kokkos Kernels failed; see $build/kk-build.log"
+    || die_log "$build/kk-build.log" "building Kokkos Kernels failed; see $build/kk-build.log"
+}
+
+# nvcc on PATH, else the toolkit's default location. Sets NVCC and puts its directory first on
+# PATH (nvcc_wrapper runs plain `nvcc`).
+find_nvcc() {
+  NVCC=$(command -v nvcc 2>/dev/null || true)
+  [ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
+  [ -n "$NVCC" ] || die "nvcc not found (neither on PATH nor in /usr/local/cuda/bin): install the CUDA toolkit"
+  PATH="$(dirname "$NVCC"):$PATH"
+  export PATH
+}
+
+# Kokkos releases before CUDA 13 need the patches of scripts/patches/, which are written for one
+# Kokkos version each (kokkos-<version>-cuda13.patch). They go onto a copy of the extracted
+# sources under $CACHE_ROOT/src-patched/ (the host build keeps the pristine ones); the copy is kept
+# because the installed KokkosConfig records its nvcc_wrapper. Sets KOKKOS_SRC and PATCH_ID.
+prepare_cuda_sources() {
+  local patch="$PATCH_DIR/kokkos-$KOKKOS_VERSION-cuda13.patch"
+  if [ ! -f "$patch" ]; then
+    local known="" p
+    for p in "$PATCH_DIR"/kokkos-*.patch; do [ -f "$p" ] && known+="${known:+ }$(basename "$p")"; done
+    log "no patch for Kokkos $KOKKOS_VERSION in $PATCH_DIR (have: ${known:-none}): building it unpatched"
+    KOKKOS_SRC=$SRC_DIR; PATCH_ID=none
+    return 0
+  fi
+  PATCH_ID="$(basename "$patch" .patch)@$(sha256sum "$patch" | cut -c1-12)"
+  KOKKOS_SRC="$CACHE_ROOT/src-patched/$(basename "$SRC_DIR")+$(basename "$patch" .patch)"
+  [ -f "$KOKKOS_SRC/.complete" ] && [ "$(cat "$KOKKOS_SRC/.complete")" = "$PATCH_ID" ] && return 0
+  log "applying $(basename "$patch") (Kokkos $KOKKOS_VERSION) to a copy of the sources -> $KOKKOS_SRC"
+  rm -rf "$KOKKOS_SRC" "$KOKKOS_SRC.tmp"
+  mkdir -p "$KOKKOS_SRC.tmp"
+  cp -a "$SRC_DIR/kokkos" "$SRC_DIR/kokkos-kernels" "$KOKKOS_SRC.tmp/"
+  patch -d "$KOKKOS_SRC.tmp" -p1 --forward --batch --no-backup-if-mismatch <"$patch" \
+    >"$KOKKOS_SRC.tmp/patch.log" 2>&1 \
+    || die_log "$KOKKOS_SRC.tmp/patch.log" "$(basename "$patch") does not apply to $SRC_DIR"
+  echo "$PATCH_ID" >"$KOKKOS_SRC.tmp/.complete"
+  mv "$KOKKOS_SRC.tmp" "$KOKKOS_SRC"
+}
+
+# Sets the per-backend variables used by build_kokkos and COMPILER_KEY / STAMP_EXTRA.
+configure_backend() {
+  KOKKOS_SRC=$SRC_DIR; KOKKOS_CXX=""; KK_CXX=""; KOKKOS_EXTRA=(); KK_EXTRA=(); STAMP_EXTRA=""
+  DESCRIPTION="Serial + OpenMP"; KK_DESCRIPTION="BLAS/LAPACK from OpenBLAS-OpenMP"
+  COMPILER_KEY="gcc-$(g++ -dumpversion | cut -d. -f1)"
+  case "$BACKEND" in
+    cuda)
+      find_nvcc
+      local nvcc_version; nvcc_version=$("$NVCC" --version | sed -nE 's/.*release ([0-9]+\.[0-9]+).*/\1/p')
+      prepare_cuda_sources
+      DESCRIPTION="Serial + OpenMP + CUDA $nvcc_version, sm_80, nvcc_wrapper"
+      KOKKOS_CXX="$KOKKOS_SRC/kokkos/bin/nvcc_wrapper"
+      KOKKOS_EXTRA=(-DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON)
+      KK_CXX=INSTALLED_NVCC_WRAPPER  # <prefix>/bin/nvcc_wrapper, set in main
+      # cuSPARSE off: Kokkos Kernels 3.4's cuSPARSE calls use enums CUDA 12 removed (dense
+      # workloads only here); cuBLAS works as shipped.
+      KK_EXTRA=(-DKokkosKernels_ENABLE_TPL_CUBLAS=ON -DKokkosKernels_ENABLE_TPL_CUSPARSE=OFF)
+      KK_DESCRIPTION="cuBLAS + BLAS/LAPACK from OpenBLAS-OpenMP, no cuSPARSE"
+      ensure_packages patch
+      STAMP_EXTRA="nvcc=$nvcc_version"$'\n'"patch=$PATCH_ID"
+      ;;
+    hip)
+      local hipcc; hipcc=$(command -v hipcc) || die "hipcc is not installed (the hipcc package should have been)"
+      # Without a target hipcc asks rocm_agent_enumerator, which fails (traceback) on GPU-less hosts.
+      export HCC_AMDGPU_TARGET=${HCC_AMDGPU_TARGET:-gfx908}
+      local hip_version; hip_version=$(dpkg-query -W -f='${Version}' hipcc)
+      COMPILER_KEY="hipcc-$(echo "$hip_version" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')"
+      DESCRIPTION="Serial + OpenMP + HIP $hip_version, gfx908, hipcc"
+      KOKKOS_CXX=$hipcc; KK_CXX=$hipcc
+      KOKKOS_EXTRA=(-DKokkos_ENABLE_HIP=ON -DKokkos_ARCH_VEGA908=ON)
+      # rocBLAS only where both Debian (librocblas-dev) and this Kokkos Kernels have it.
+      local rocblas=0
+      if ! apt-cache policy librocblas-dev 2>/dev/null | grep -qE 'Candidate: [0-9]'; then
+        KK_DESCRIPTION="BLAS/LAPACK from OpenBLAS-OpenMP; no rocBLAS: Debian has no librocblas-dev"
+      elif ! grep -q 'ADD_TPL_OPTION(ROCBLAS' "$KOKKOS_SRC/kokkos-kernels/cmake/kokkoskernels_tpls.cmake"; then
+        KK_DESCRIPTION="BLAS/LAPACK from OpenBLAS-OpenMP; no rocBLAS: Kokkos Kernels $KK_VERSION has no rocBLAS TPL"
+      else
+        ensure_packages librocblas-dev
+        rocblas=1
+        KK_EXTRA=(-DKokkosKernels_ENABLE_TPL_ROCBLAS=ON)
+        KK_DESCRIPTION="rocBLAS + BLAS/LAPACK from OpenBLAS-OpenMP"
+      fi
+      STAMP_EXTRA="hipcc=$hip_version"$'\n'"rocblas=$rocblas"
+      ;;
+  esac
+}
+
+# hipcc (Debian's ROCm), and the OpenMP headers and runtime of the clang it drives
+# (libomp-<N>-dev: hipcc's own dependencies lack omp.h, which Kokkos' OpenMP backend needs).
+ensure_hip_packages() {
+  ensure_packages hipcc
+  local clang; clang=$(dpkg-query -W -f='${Depends}' hipcc | grep -oE 'clang-[0-9]+' | head -n 1)
+  [ -n "$clang" ] || die "cannot tell which clang hipcc uses (dpkg-query -W hipcc)"
+  ensure_packages "libomp-${clang#clang-}-dev"
 }
 
 main() {
@@ -163,7 +289,8 @@ main() {
   exec 9>"$CACHE_ROOT/.lock"
   flock 9  # one bootstrap at a time per cache
 
-  ensure_packages
+  ensure_packages "${PACKAGES[@]}"
+  [ "$BACKEND" = hip ] && ensure_hip_packages
   [ "$PACKAGES_ONLY" -eq 1 ] && { log "packages ready"; return 0; }
   # Sources already extracted by an earlier run need neither apt lists nor the network.
   SRC_DIR=""
@@ -172,17 +299,30 @@ main() {
 
   KOKKOS_VERSION=$(cmake_version_of "$SRC_DIR/kokkos/CMakeLists.txt" Kokkos)
   KK_VERSION=$(cmake_version_of "$SRC_DIR/kokkos-kernels/CMakeLists.txt" KokkosKernels)
-  local compiler; compiler="gcc-$(g++ -dumpversion | cut -d. -f1)"
+  configure_backend
+  local compiler=$COMPILER_KEY
   local key="kokkos-${KOKKOS_VERSION}_kk-${KK_VERSION}_${BACKENDS}_${compiler}"
   local prefix="$CACHE_ROOT/$key"
+  [ "$KK_CXX" = INSTALLED_NVCC_WRAPPER ] && KK_CXX="$prefix/bin/nvcc_wrapper"
+  local stamp
+  stamp=$(printf 'kokkos=%s\nkokkos_kernels=%s\nbackends=%s\ncompiler=%s\nsource=%s\n' \
+    "$KOKKOS_VERSION" "$KK_VERSION" "$BACKENDS" "$compiler" "$KOKKOS_SRC")
+  [ -n "$STAMP_EXTRA" ] && stamp+=$'\n'"$STAMP_EXTRA"
 
-  if [ ! -f "$prefix/$STAMP_NAME" ]; then
+  # The host prefix only needs its stamp (as it always did); a device prefix also needs the same
+  # toolkit and patch it was built with.
+  local trusted=0
+  if [ -f "$prefix/$STAMP_NAME" ]; then
+    if [ "$BACKEND" = host ] || [ "$(cat "$prefix/$STAMP_NAME")" = "$stamp" ]; then trusted=1
+    else log "$prefix was built with another toolkit or patch: rebuilding it"
+    fi
+  fi
+  if [ "$trusted" -eq 0 ]; then
     local build="$CACHE_ROOT/build-$key"
     rm -rf "$prefix" "$build"
     mkdir -p "$build"
     build_kokkos "$prefix" "$build"
-    printf 'kokkos=%s\nkokkos_kernels=%s\nbackends=%s\ncompiler=%s\nsource=%s\n' \
-      "$KOKKOS_VERSION" "$KK_VERSION" "$BACKENDS" "$compiler" "$SRC_DIR" >"$prefix/$STAMP_NAME"
+    printf '%s\n' "$stamp" >"$prefix/$STAMP_NAME"
     rm -rf "$build"
     log "Kokkos + Kokkos Kernels installed in $prefix"
   fi

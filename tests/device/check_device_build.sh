@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Compiles the whole project (mini-app, tests, benchmarks) for a GPU backend, so that CI fails on
+# any device-compile error even on a machine without a GPU. Nothing is run.
+#
+#   check_device_build.sh cuda|hip SOURCE_DIR
+#
+#   cuda: Kokkos 3.4.01 + CUDA (sm_80), compiled with the nvcc_wrapper installed in the prefix of
+#         scripts/bootstrap-debian.sh --backend cuda; needs nvcc (PATH or /usr/local/cuda/bin).
+#   hip:  Kokkos 3.4.01 + HIP (gfx908), compiled with Debian's hipcc, which the bootstrap installs.
+#
+# The build directory is outside the source tree and kept between runs, so a second run only
+# recompiles what changed: $MINIAPP_CACHE/device-builds/<backend>-<hash of SOURCE_DIR>.
+# Prints "skipped: <why>" and exits 0 (ctest: skipped) only when nvcc is absent or hipcc cannot
+# be installed; every other failure exits 1 with the compiler's output.
+#
+# Environment: MINIAPP_CACHE (cache root), MINIAPP_JOBS (parallel jobs, default: nproc).
+set -uo pipefail
+
+BACKEND=${1:?usage: check_device_build.sh cuda|hip SOURCE_DIR}
+SRC=$(cd "${2:?usage: check_device_build.sh cuda|hip SOURCE_DIR}" && pwd) || { echo "FAIL: no source directory '$2'"; exit 1; }
+BOOTSTRAP="$SRC/scripts/bootstrap-debian.sh"
+CACHE_ROOT="${MINIAPP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kokkos-miniapp}"
+JOBS=${MINIAPP_JOBS:-$(nproc)}
+START=$SECONDS
+
+# ctest reports a test whose output matches "skipped:" as skipped: keep that text out of whatever
+# tool output is passed through, so a failure can never be mistaken for a skip.
+relay() { sed 's/skipped:/skipped -/g'; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+case "$BACKEND" in
+  cuda)
+    nvcc=$(command -v nvcc 2>/dev/null || true)
+    [ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
+    if [ -z "$nvcc" ]; then
+      echo "skipped: nvcc not found (neither on PATH nor in /usr/local/cuda/bin)"
+      exit 0
+    fi
+    PATH="$(dirname "$nvcc"):$PATH"  # nvcc_wrapper runs plain `nvcc`
+    export PATH
+    echo "nvcc: $nvcc ($("$nvcc" --version | sed -n 's/.*\(release [0-9.]*\).*/\1/p'))"
+    ;;
+  hip)
+    # Without a target hipcc asks rocm_agent_enumerator, which fails (traceback) on GPU-less hosts.
+    export HCC_AMDGPU_TARGET=${HCC_AMDGPU_TARGET:-gfx908}
+    if ! command -v hipcc >/dev/null 2>&1; then
+      log=$(mktemp)
+      "$BOOTSTRAP" --backend hip --packages-only >"$log" 2>&1
+      if ! command -v hipcc >/dev/null 2>&1; then
+        echo "skipped: hipcc cannot be installed:"
+        relay <"$log" | tail -n 20
+        rm -f "$log"
+        exit 0
+      fi
+      relay <"$log"
+      rm -f "$log"
+    fi
+    echo "hipcc: $(command -v hipcc) (Debian package $(dpkg-query -W -f='${Version}' hipcc 2>/dev/null))"
+    ;;
+  *) fail "unknown backend '$BACKEND' (cuda or hip)" ;;
+esac
+
+# 1. Kokkos + Kokkos Kernels for the backend (cached; built only the first time).
+prefix=$("$BOOTSTRAP" --backend "$BACKEND" --print-prefix 2> >(relay >&2)) \
+  || fail "scripts/bootstrap-debian.sh --backend $BACKEND failed (its output is above)"
+flags=""
+case "$BACKEND" in
+  cuda)
+    cxx="$prefix/bin/nvcc_wrapper"
+    # nvcc only warns when a KOKKOS_LAMBDA / KOKKOS_FUNCTION calls a host-only function (20011,
+    # 20014) or a constexpr host function (20013, 20015); the device code is then broken, and
+    # hipcc rejects the same source. Make these errors.
+    for diag in 20011 20013 20014 20015; do flags+="${flags:+ }-Xcudafe --diag_error=$diag"; done
+    ;;
+  hip) cxx=$(command -v hipcc) ;;
+esac
+[ -x "$cxx" ] || fail "no compiler $cxx"
+echo "Kokkos prefix: $prefix ($((SECONDS - START)) s)"
+
+# 2. The project, configured once per source tree and backend, then built incrementally.
+build="$CACHE_ROOT/device-builds/$BACKEND-$(printf '%s' "$SRC" | sha256sum | cut -c1-12)"
+cache="$build/CMakeCache.txt"
+if [ ! -f "$cache" ] || ! grep -qx "Kokkos_ROOT:[A-Z]*=$prefix" "$cache" \
+   || ! grep -qx "CMAKE_CXX_COMPILER:[A-Z]*=$cxx" "$cache" \
+   || ! grep -qxF "CMAKE_CXX_FLAGS:STRING=$flags" "$cache"; then
+  echo "configuring $build"
+  rm -rf "$build"
+  mkdir -p "$build"
+  if ! cmake -S "$SRC" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
+         -DCMAKE_CXX_FLAGS="$flags" -DKokkos_ROOT="$prefix" -DKokkosKernels_ROOT="$prefix" \
+         >"$build/configure.log" 2>&1; then
+    relay <"$build/configure.log"
+    rm -rf "$build"  # a half-configured tree is never reused
+    fail "configuring the project for $BACKEND failed"
+  fi
+fi
+echo "building $build with $cxx (-j $JOBS)"
+# -k 0: report every source that fails to compile for the device, not only the first.
+cmake --build "$build" --parallel "$JOBS" -- -k 0 2>&1 | relay
+[ "${PIPESTATUS[0]}" -eq 0 ] || fail "the project does not compile for $BACKEND (errors above)"
+echo "ok: the whole project compiles for $BACKEND ($((SECONDS - START)) s)"
