@@ -111,9 +111,7 @@ CommandLine parse_command_line(int argc, char** argv) {
     const auto compiled = compiled_space_names();
     for (const std::string& s : *cli.overrides.spaces)
       if (std::find(compiled.begin(), compiled.end(), s) == compiled.end()) {
-        std::string list;
-        for (const auto& c : compiled) list += (list.empty() ? "" : ", ") + c;
-        throw UsageError("--spaces: '" + s + "' is not compiled into this binary (compiled: " + list + ")");
+        throw UsageError("--spaces: '" + s + "' is not compiled into this binary (compiled: " + join(compiled) + ")");
       }
   }
   if (!cli.help && !cli.version && !cli.list && cli.deck.empty()) throw UsageError("no deck given (see --help)");
@@ -197,7 +195,7 @@ int cpus_allowed() {
   return CPU_COUNT(&set);
 }
 
-void warn_about_threads(Provenance& p) {
+void warn_about_threads(const Provenance& p) {
   int limit = p.cpus_allowed;
   if (const char* slurm = std::getenv("SLURM_CPUS_PER_TASK")) limit = std::min(limit, std::atoi(slurm));
   if (limit > 0 && p.host_threads > limit)

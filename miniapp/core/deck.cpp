@@ -18,12 +18,6 @@ const std::vector<std::string> kKnownSpaces = {"serial", "openmp", "threads", "c
 constexpr std::int64_t kMaxSize = std::int64_t(1) << 40;
 constexpr std::size_t kMaxSweepLength = 10000;
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 // sizes: 512 | [64, 128] | {from: 64, to: 4096, factor: 2} | {from: 100, to: 800, step: 100}
 std::optional<std::vector<std::size_t>> parse_sizes(MapReader& r) {
   const YAML::Node n = r.node("sizes");

@@ -24,6 +24,12 @@ void Diagnostics::error_at(int line, int column, const std::string& path, const 
   list_.push_back({file_, line, column, path, message});
 }
 
+std::string join(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& x : names) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;

@@ -35,6 +35,9 @@ class Diagnostics {
   std::vector<Diagnostic> list_;
 };
 
+// "a, b, c": lists of valid names in messages.
+std::string join(const std::vector<std::string>& names);
+
 // Edit distance, for "did you mean" suggestions.
 std::size_t edit_distance(const std::string& a, const std::string& b);
 std::string nearest(const std::string& word, const std::vector<std::string>& candidates);

@@ -128,12 +128,6 @@ std::optional<bool> MapReader::boolean(const std::string& key) {
 }
 
 namespace {
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 bool check_choice(Diagnostics& diag, const YAML::Node& n, const std::string& path,
                   const std::vector<std::string>& allowed) {
   if (!n.IsScalar()) {
