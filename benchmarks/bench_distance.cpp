@@ -3,6 +3,8 @@
 
 #include "miniapp/workloads/distance/distance.hpp"
 
+#include "registry.hpp"
+
 #include <benchmark/benchmark.h>
 
 namespace miniapp::bench {
@@ -48,7 +50,7 @@ void distance_matrix(benchmark::State& state, const std::string& variant) {
 
 }  // namespace
 
-void register_distance_benchmarks() {
+MINIAPP_BENCHMARKS(register_distance_benchmarks) {
   for_each_space([](auto tag) {
     using Space = typename decltype(tag)::type;
     const std::string s = space_name<Space>();

@@ -4,13 +4,11 @@
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/report.hpp"
 
+#include "registry.hpp"
+
 #include <benchmark/benchmark.h>
 
 #include <sstream>
-
-namespace miniapp::bench {
-void register_distance_benchmarks();
-}
 
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard guard(argc, argv);
@@ -21,7 +19,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("kokkos_kernels_version", p.kokkos_kernels_version);
   benchmark::AddCustomContext("kokkos_configuration", p.kokkos_configuration);
   for (const auto& [k, v] : p.environment) benchmark::AddCustomContext(k, v);
-  miniapp::bench::register_distance_benchmarks();
+  for (miniapp::bench::Registrar r : miniapp::bench::registrars()) r();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

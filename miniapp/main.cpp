@@ -158,6 +158,7 @@ std::string describe(const MeasurementSpec& m) {
   std::ostringstream s;
   s << m.case_name << " " << m.variant << " " << to_string(m.precision) << " size " << m.size << " on " << m.space
     << " / " << to_string(m.policy);
+  if (m.generate == Generation::Device) s << " / generated on device";
   return s.str();
 }
 

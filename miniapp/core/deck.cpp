@@ -162,6 +162,15 @@ std::optional<CaseSpec> parse_case(const YAML::Node& node, std::size_t index, co
     for (const std::string& name : *p) c.policies.push_back(*parse_mirror_policy(name));
   }
 
+  c.generate = {Generation::Host};
+  if (auto g = r.choices("generate", {"host", "device"}, true)) {
+    c.generate.clear();
+    for (const std::string& name : *g) c.generate.push_back(name == "host" ? Generation::Host : Generation::Device);
+    if (workload && !workload->generates_on_device() && std::count(g->begin(), g->end(), "device") > 0)
+      diag.error(r.node("generate"), r.key_path("generate"),
+                 "workload '" + workload->name() + "' generates its inputs on the host only; expected 'host'");
+  }
+
   if (auto v = r.integer("warmup", 0, 1000000)) c.warmup = static_cast<int>(*v);
   if (auto v = r.integer("repetitions", 1, 1000000)) c.repetitions = static_cast<int>(*v);
   if (auto v = r.integer("seed", 0, INT64_MAX)) c.seed = static_cast<std::uint64_t>(*v);
@@ -243,28 +252,30 @@ std::vector<MeasurementSpec> expand(const Deck& deck) {
   std::vector<MeasurementSpec> plan;
   for (std::size_t ci = 0; ci < deck.cases.size(); ++ci) {
     const CaseSpec& c = deck.cases[ci];
+    MeasurementSpec m;
+    m.case_index = ci;
+    m.case_name = c.name;
+    m.workload = c.workload;
+    m.warmup = c.warmup;
+    m.repetitions = c.repetitions;
+    m.seed = c.seed;
+    m.verify = c.verify;
+    m.tolerance = c.tolerance;
     for (const std::string& variant : c.variants)
       for (Precision precision : c.precisions)
         for (std::size_t size : c.sizes)
           for (const std::string& space : c.spaces)
-            for (MirrorPolicy policy : c.policies) {
-              if (policy == MirrorPolicy::Host && !is_host_space_name(space)) continue;
-              MeasurementSpec m;
-              m.case_index = ci;
-              m.case_name = c.name;
-              m.workload = c.workload;
-              m.variant = variant;
-              m.size = size;
-              m.precision = precision;
-              m.space = space;
-              m.policy = policy;
-              m.warmup = c.warmup;
-              m.repetitions = c.repetitions;
-              m.seed = c.seed;
-              m.verify = c.verify;
-              m.tolerance = c.tolerance;
-              plan.push_back(m);
-            }
+            for (MirrorPolicy policy : c.policies)
+              for (Generation generate : c.generate) {
+                if (policy == MirrorPolicy::Host && !is_host_space_name(space)) continue;
+                m.variant = variant;
+                m.precision = precision;
+                m.size = size;
+                m.space = space;
+                m.policy = policy;
+                m.generate = generate;
+                plan.push_back(m);
+              }
   }
   return plan;
 }

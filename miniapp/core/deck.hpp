@@ -22,6 +22,7 @@ struct CaseSpec {
   std::vector<std::string> spaces;
   std::string baseline;
   std::vector<MirrorPolicy> policies;
+  std::vector<Generation> generate;
   int warmup = 1;
   int repetitions = 5;
   std::uint64_t seed = 42;

@@ -8,6 +8,8 @@
 #include "miniapp/core/spaces.hpp"
 
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace miniapp {
@@ -21,9 +23,19 @@ inline std::size_t moved_bytes(const std::vector<Transferable*>& fields) {
 }
 }  // namespace detail
 
+// A kernel may also generate its inputs where they are used: generate_inputs_on_device(space, seed)
+// fills the device Views with the same values generate_inputs(seed) would put in the mirrors.
+template <class Kernel, class Space, class = void>
+struct generates_on_device : std::false_type {};
+template <class Kernel, class Space>
+struct generates_on_device<Kernel, Space,
+                           std::void_t<decltype(std::declval<Kernel&>().generate_inputs_on_device(
+                               std::declval<const Space&>(), std::uint64_t{}))>> : std::true_type {};
+
 // Kernel requirements: inputs(), outputs() -> std::vector<Transferable*>; generate_inputs(seed)
-// fills the host mirrors of the inputs; compute(space) enqueues the work; work() -> WorkEstimate;
-// verify(tolerance) checks the host mirrors of the outputs against an independent reference.
+// fills the host mirrors of the inputs (optionally generate_inputs_on_device, above); compute(space)
+// enqueues the work; work() -> WorkEstimate; verify(tolerance) checks the host mirrors of the
+// outputs against an independent reference, and may read the host mirrors of the inputs.
 template <class Space, class Kernel>
 Measurement measure(Kernel& kernel, const Space& space, const MeasurementSpec& spec) {
   if (spec.policy == MirrorPolicy::Host && !is_host_space<Space>())
@@ -51,10 +63,25 @@ Measurement measure(Kernel& kernel, const Space& space, const MeasurementSpec& s
     for (Transferable* f : outputs) f->copy_to_host();
   };
 
-  kernel.generate_inputs(spec.seed);
+  const bool on_device = spec.generate == Generation::Device;
+  if (on_device) {
+    if constexpr (generates_on_device<Kernel, Space>::value) {
+      m.seconds.generate = timed([&] { kernel.generate_inputs_on_device(space, spec.seed); });
+      // The mirrors get the generated values too (untimed): verification reads them, and the
+      // copy-every-iteration policy copies them back each iteration.
+      for (Transferable* f : inputs) f->copy_to_host();
+      space.fence();
+    } else {
+      throw std::logic_error("workload '" + spec.workload + "' cannot generate its inputs on the device");
+    }
+  } else {
+    Kokkos::Timer host_timer;
+    kernel.generate_inputs(spec.seed);
+    m.seconds.generate = host_timer.seconds();
+  }
   const bool inputs_each = copies_inputs_every_iteration(spec.policy);
   const bool outputs_each = copies_outputs_every_iteration(spec.policy);
-  if (spec.policy != MirrorPolicy::Host && !inputs_each) {
+  if (spec.policy != MirrorPolicy::Host && !inputs_each && !on_device) {
     m.seconds.setup_to_device = timed(to_device);
     m.bytes_one_time += detail::moved_bytes(inputs);
   }

@@ -15,9 +15,19 @@ using host_mirror_t = typename View::host_mirror_type;
 // Math functions left Kokkos::Experimental in 3.6.
 namespace math {
 #if KOKKOS_VERSION >= 30600
+using Kokkos::fabs;
+using Kokkos::cos;
+using Kokkos::exp;
+using Kokkos::isfinite;
+using Kokkos::log;
 using Kokkos::pow;
 using Kokkos::sqrt;
 #else
+using Kokkos::Experimental::fabs;
+using Kokkos::Experimental::cos;
+using Kokkos::Experimental::exp;
+using Kokkos::Experimental::isfinite;
+using Kokkos::Experimental::log;
 using Kokkos::Experimental::pow;
 using Kokkos::Experimental::sqrt;
 #endif

@@ -15,6 +15,12 @@ enum class Precision { Float32, Float64 };
 
 constexpr const char* to_string(Precision p) { return p == Precision::Float32 ? "float32" : "float64"; }
 
+// Where the inputs are generated: on the host and then copied (the bounce-buffer case of seed
+// 001), or directly in the execution space's memory by a kernel.
+enum class Generation { Host, Device };
+
+constexpr const char* to_string(Generation g) { return g == Generation::Host ? "host" : "device"; }
+
 // Work of one iteration, declared by the workload; the harness derives the rates.
 struct WorkEstimate {
   double flops = 0;
@@ -41,6 +47,7 @@ struct MeasurementSpec {
   Precision precision = Precision::Float32;
   std::string space;
   MirrorPolicy policy = MirrorPolicy::Host;
+  Generation generate = Generation::Host;
   int warmup = 1;
   int repetitions = 5;
   std::uint64_t seed = 42;
@@ -51,6 +58,7 @@ struct MeasurementSpec {
 // Seconds per repetition, phase by phase (warm-up excluded).
 struct PhaseSamples {
   std::vector<double> to_device, compute, to_host, total;
+  double generate = 0;         // one-time input generation, where spec.generate says
   double setup_to_device = 0;  // one-time input copy of the resident policies
   double final_to_host = 0;    // one-time output copy of all-resident, for verification
 };

@@ -107,7 +107,7 @@ const Measurement* find_baseline(const RunRecord& run, const Measurement& m, Mir
   for (const Measurement& b : run.measurements)
     if (b.spec.case_index == m.spec.case_index && b.spec.variant == m.spec.variant &&
         b.spec.precision == m.spec.precision && b.spec.size == m.spec.size && b.spec.space == baseline &&
-        b.spec.policy == policy)
+        b.spec.policy == policy && b.spec.generate == m.spec.generate)
       return &b;
   return nullptr;
 }
@@ -165,6 +165,14 @@ void write_deck(JsonWriter& j, const Deck& deck) {
     j.key("policies").begin_array();
     for (MirrorPolicy p : c.policies) j.value(std::string(to_string(p)));
     j.end_array();
+    j.key("generate").begin_array();
+    for (Generation g : c.generate) j.value(to_string(g));
+    j.end_array();
+    // The workload's own parameters, defaults filled in.
+    j.key("parameters").begin_object();
+    if (const Workload* w = find_workload(c.workload))
+      for (const auto& [key, value] : w->describe(c.params)) j.field(key, value);
+    j.end_object();
     j.field("warmup", c.warmup).field("repetitions", c.repetitions).field("seed", static_cast<std::uint64_t>(c.seed));
     j.field("verify", c.verify);
     j.key("tolerance");
@@ -195,6 +203,7 @@ std::string to_json(const RunRecord& run) {
     j.field("workload", m.spec.workload).field("variant", m.spec.variant);
     j.field("size", static_cast<std::uint64_t>(m.spec.size)).field("precision", to_string(m.spec.precision));
     j.field("space", m.spec.space).field("policy", std::string(to_string(m.spec.policy)));
+    j.field("generate", to_string(m.spec.generate));
     j.field("warmup", m.spec.warmup).field("repetitions", m.spec.repetitions);
     j.field("seed", static_cast<std::uint64_t>(m.spec.seed));
     j.key("seconds").begin_object();
@@ -202,6 +211,7 @@ std::string to_json(const RunRecord& run) {
     write_summary(j, "compute", m.seconds.compute);
     write_summary(j, "to_host", m.seconds.to_host);
     write_summary(j, "total", m.seconds.total);
+    j.field("generate", m.seconds.generate);
     j.field("setup_to_device", m.seconds.setup_to_device).field("final_to_host", m.seconds.final_to_host);
     j.end_object();
     j.key("transfers").begin_object();
@@ -238,13 +248,13 @@ std::string to_json(const RunRecord& run) {
 std::string to_csv(const RunRecord& run) {
   std::ostringstream os;
   os.precision(9);
-  os << "case,workload,variant,precision,size,space,policy,repetition,to_device_s,compute_s,to_host_s,total_s,"
+  os << "case,workload,variant,precision,size,space,policy,generate,repetition,to_device_s,compute_s,to_host_s,total_s,"
         "verified\n";
   for (const Measurement& m : run.measurements)
     for (std::size_t i = 0; i < m.seconds.total.size(); ++i)
       os << m.spec.case_name << ',' << m.spec.workload << ',' << m.spec.variant << ','
          << to_string(m.spec.precision) << ',' << m.spec.size << ',' << m.spec.space << ','
-         << to_string(m.spec.policy) << ',' << i << ',' << m.seconds.to_device[i] << ',' << m.seconds.compute[i]
+         << to_string(m.spec.policy) << ',' << to_string(m.spec.generate) << ',' << i << ',' << m.seconds.to_device[i] << ',' << m.seconds.compute[i]
          << ',' << m.seconds.to_host[i] << ',' << m.seconds.total[i] << ','
          << (!m.verification.checked ? "unchecked" : m.verification.passed ? "pass" : "FAIL") << '\n';
   return os.str();
@@ -263,7 +273,8 @@ std::string to_benchmark_json(const RunRecord& run) {
     const Summary total = summarize(m.seconds.total);
     const std::string name = m.spec.case_name + "/" + m.spec.variant + "/" + to_string(m.spec.precision) + "/" +
                              std::to_string(m.spec.size) + "/" + m.spec.space + "/" +
-                             std::string(to_string(m.spec.policy));
+                             std::string(to_string(m.spec.policy)) +
+                             (m.spec.generate == Generation::Device ? "/generated-on-device" : "");
     j.begin_object();
     j.field("name", name).field("run_name", name).field("run_type", "iteration");
     j.field("repetitions", 1).field("repetition_index", 0).field("threads", 1);
@@ -302,8 +313,8 @@ void print_case_table(std::ostream& os, const RunRecord& run, std::size_t case_i
   os << "\n== case " << c.name << ": " << c.workload << " (size = " << (w ? w->size_meaning() : "?")
      << "), baseline " << c.baseline << ", median of " << c.repetitions << " repetitions ==\n";
   os << std::left << std::setw(10) << "variant" << std::setw(9) << "precision" << std::right << std::setw(9) << "size"
-     << "  " << std::left << std::setw(8) << "space" << std::setw(22) << "policy" << std::right << std::setw(11)
-     << "h2d ms" << std::setw(11) << "compute ms" << std::setw(11) << "d2h ms" << std::setw(11) << "total ms"
+     << "  " << std::left << std::setw(8) << "space" << std::setw(22) << "policy" << std::setw(8) << "inputs"
+     << std::right << std::setw(11) << "gen ms" << std::setw(11) << "h2d ms" << std::setw(11) << "compute ms" << std::setw(11) << "d2h ms" << std::setw(11) << "total ms"
      << std::setw(9) << "GFLOP/s" << std::setw(8) << "GB/s" << std::setw(9) << "speedup" << "  verified\n";
   for (const Measurement& m : run.measurements) {
     if (m.spec.case_index != case_index) continue;
@@ -320,7 +331,9 @@ void print_case_table(std::ostream& os, const RunRecord& run, std::size_t case_i
              << ")";
     os << std::left << std::setw(10) << m.spec.variant << std::setw(9) << to_string(m.spec.precision) << std::right
        << std::setw(9) << m.spec.size << "  " << std::left << std::setw(8) << m.spec.space << std::setw(22)
-       << to_string(m.spec.policy) << std::right << std::setw(11)
+       << to_string(m.spec.policy) << std::setw(8)
+       << (m.spec.generate == Generation::Host ? "host" : "device") << std::right << std::setw(11)
+       << milliseconds(m.seconds.generate, true) << std::setw(11)
        << milliseconds(summarize(m.seconds.to_device).median, h2d) << std::setw(11)
        << milliseconds(summarize(m.seconds.compute).median, true) << std::setw(11)
        << milliseconds(summarize(m.seconds.to_host).median, d2h) << std::setw(11)

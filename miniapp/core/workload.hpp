@@ -5,7 +5,8 @@
 //
 // W provides: static constexpr const char* name, summary, size_meaning; static
 // std::vector<VariantInfo> variants(); struct Params; static Params parse(MapReader&) for its
-// own deck keys; static std::size_t footprint_bytes(params, size, scalar_bytes); and
+// own deck keys; static std::vector<std::pair<std::string, std::string>> describe(const Params&)
+// listing every parameter with its value in effect (for the resolved deck in the results); static std::size_t footprint_bytes(params, size, scalar_bytes); and
 // template <class Scalar, class Space> class Kernel, constructed as Kernel(params, variant, size),
 // meeting the requirements listed in harness.hpp. The registry instantiates the kernel for every
 // compiled space and both precisions.
@@ -19,6 +20,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace miniapp {
@@ -38,7 +40,10 @@ class Workload {
   virtual std::vector<VariantInfo> variants() const = 0;
   // Reads the workload's own keys of a case; problems go to the reader's diagnostics.
   virtual std::any parse(MapReader& reader) const = 0;
+  virtual std::vector<std::pair<std::string, std::string>> describe(const std::any& params) const = 0;
   virtual Measurement run(const MeasurementSpec& spec, const std::any& params) const = 0;
+  // Whether the kernels can generate their inputs in the execution space (deck `generate: device`).
+  virtual bool generates_on_device() const = 0;
   // Bytes of all fields of one measurement, in the space's memory (and again on the host for
   // the mirrors of a device space).
   virtual std::size_t footprint_bytes(const MeasurementSpec& spec, const std::any& params) const = 0;
@@ -56,6 +61,13 @@ class RegisteredWorkload final : public Workload {
   std::string size_meaning() const override { return W::size_meaning; }
   std::vector<VariantInfo> variants() const override { return W::variants(); }
   std::any parse(MapReader& reader) const override { return W::parse(reader); }
+  std::vector<std::pair<std::string, std::string>> describe(const std::any& params) const override {
+    return W::describe(std::any_cast<const typename W::Params&>(params));
+  }
+  bool generates_on_device() const override {
+    using HostSpace = Kokkos::DefaultHostExecutionSpace;
+    return miniapp::generates_on_device<typename W::template Kernel<double, HostSpace>, HostSpace>::value;
+  }
   std::size_t footprint_bytes(const MeasurementSpec& spec, const std::any& params) const override {
     const std::size_t scalar = spec.precision == Precision::Float32 ? sizeof(float) : sizeof(double);
     return W::footprint_bytes(std::any_cast<const typename W::Params&>(params), spec.size, scalar);

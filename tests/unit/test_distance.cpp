@@ -84,6 +84,24 @@ TYPED_TEST(DistanceTest, EveryPolicyVerifiesAndGivesTheSameMatrix) {
   }
 }
 
+TYPED_TEST(DistanceTest, InputsGeneratedOnTheDeviceEqualHostGeneratedOnes) {
+  using Space = TypeParam;
+  distance::Params p;
+  p.dim = 4;
+  distance::Kernel<double, Space> on_host(p, "direct", 50), on_device(p, "direct", 50);
+  MeasurementSpec spec = spec_for(MirrorPolicy::InputsResident, 1);
+  const Measurement mh = measure(on_host, Space(), spec);
+  spec.generate = Generation::Device;
+  const Measurement md = measure(on_device, Space(), spec);
+  EXPECT_TRUE(md.verification.passed) << md.verification.detail;
+  // Device-generated inputs are already in place: no one-time input copy.
+  EXPECT_EQ(md.seconds.setup_to_device, 0.0);
+  EXPECT_EQ(md.bytes_one_time, 0u);
+  const auto a = on_host.points().host, b = on_device.points().host;
+  for (std::size_t i = 0; i < 50; ++i)
+    for (std::size_t k = 0; k < 4; ++k) ASSERT_EQ(a(i, k), b(i, k)) << i << "," << k;
+}
+
 TYPED_TEST(DistanceTest, CorruptedEntryFailsVerificationAndIsNamed) {
   using Space = TypeParam;
   distance::Kernel<double, Space> k(distance::Params{}, "direct", 40);

@@ -71,6 +71,16 @@ class Kernel {
       for (std::size_t k = 0; k < dim; ++k) host(i, k) = static_cast<Scalar>(uniform01(seed, i * dim + k));
   }
 
+  void generate_inputs_on_device(const Space& space, std::uint64_t seed) {
+    const auto points = points_.device;
+    const std::int64_t dim = params_.dim;
+    Kokkos::parallel_for(
+        "distance::generate", Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>>(space, {0, 0}, {std::int64_t(n_), dim}),
+        KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t k) {
+          points(i, k) = static_cast<Scalar>(uniform01(seed, static_cast<std::uint64_t>(i * dim + k)));
+        });
+  }
+
   void compute(const Space& space) {
     const auto points = points_.device;
     const auto distances = distances_.device;
@@ -156,6 +166,10 @@ struct DistanceWorkload {
 
   static std::size_t footprint_bytes(const Params& p, std::size_t n, std::size_t scalar_bytes) {
     return (n * static_cast<std::size_t>(p.dim) + n * n) * scalar_bytes;
+  }
+
+  static std::vector<std::pair<std::string, std::string>> describe(const Params& p) {
+    return {{"dim", std::to_string(p.dim)}, {"squared", p.squared ? "true" : "false"}};
   }
 
   static Params parse(MapReader& r) {
