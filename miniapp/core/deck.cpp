@@ -89,11 +89,21 @@ std::optional<std::vector<std::size_t>> parse_sizes(MapReader& r) {
   return sizes;
 }
 
-std::optional<CaseSpec> parse_case(const YAML::Node& node, std::size_t index, const Overrides& overrides,
-                                   Diagnostics& diag) {
+// The keys the cases asked for, so keys of `defaults:` that no case could use are reported.
+struct KeysAsked {
+  std::vector<std::string> keys;
+  bool complete = true;  // false when a case could not be read far enough to know its keys
+};
+
+std::optional<CaseSpec> parse_case(const YAML::Node& node, std::size_t index, const YAML::Node& defaults,
+                                   const Overrides& overrides, Diagnostics& diag, KeysAsked& asked) {
   const std::string path = "cases[" + std::to_string(index) + "]";
   MapReader r(node, path, diag);
-  if (!r.valid()) return std::nullopt;
+  if (!r.valid()) {
+    asked.complete = false;
+    return std::nullopt;
+  }
+  r.fall_back_to(defaults, "defaults");
   const std::size_t errors_before = diag.all().size();
 
   CaseSpec c;
@@ -181,6 +191,8 @@ std::optional<CaseSpec> parse_case(const YAML::Node& node, std::size_t index, co
     c.params = workload->parse(r);
     r.finish();  // only with the workload's keys known can unknown keys be told apart
   }
+  asked.keys.insert(asked.keys.end(), r.known().begin(), r.known().end());
+  if (!workload) asked.complete = false;
   if (diag.all().size() != errors_before || !workload) return std::nullopt;
   return c;
 }
@@ -223,14 +235,20 @@ DeckResult load_deck_text(const std::string& text, const std::string& file, cons
     }
   }
   const YAML::Node cases = top.node("cases");
+  const YAML::Node defaults = top.node("defaults");
   top.finish();
   if (!cases.IsDefined()) {
     diag.error(root, "cases", "missing; expected a list of cases, each with at least 'workload' and 'sizes'");
   } else if (!cases.IsSequence() || cases.size() == 0) {
     diag.error(cases, "cases", "found " + describe_node(cases) + ", expected a non-empty list of cases");
   } else {
+    KeysAsked asked;
     for (std::size_t i = 0; i < cases.size(); ++i)
-      if (auto c = parse_case(cases[i], i, overrides, diag)) deck.cases.push_back(std::move(*c));
+      if (auto c = parse_case(cases[i], i, defaults, overrides, diag, asked)) deck.cases.push_back(std::move(*c));
+    if (defaults.IsDefined()) {
+      MapReader d(defaults, "defaults", diag);
+      if (asked.complete) d.finish_with(asked.keys);
+    }
   }
   if (diag.empty()) result.deck = std::move(deck);
   return result;

@@ -21,6 +21,9 @@ void Diagnostics::error(const YAML::Node& where, const std::string& path, const 
 }
 
 void Diagnostics::error_at(int line, int column, const std::string& path, const std::string& message) {
+  // A value in the deck's defaults is read by every case: report its problem once.
+  for (const Diagnostic& d : list_)
+    if (d.line == line && d.column == column && d.path == path && d.message == message) return;
   list_.push_back({file_, line, column, path, message});
 }
 

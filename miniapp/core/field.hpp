@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace miniapp {
 
@@ -19,6 +20,8 @@ class Transferable {
   virtual bool mirror_is_alias() const = 0;
   virtual void copy_to_device() = 0;
   virtual void copy_to_host() = 0;
+  // Up to `count` evenly spaced elements of the host mirror, for comparing results across spaces.
+  virtual std::vector<double> sample(std::size_t count) const = 0;
 };
 
 template <class DataType, class Space>
@@ -38,6 +41,13 @@ class Field final : public Transferable {
   bool mirror_is_alias() const override { return host.data() == device.data(); }
   void copy_to_device() override { Kokkos::deep_copy(device, host); }
   void copy_to_host() override { Kokkos::deep_copy(host, device); }
+  std::vector<double> sample(std::size_t count) const override {
+    const std::size_t n = host.span();
+    const std::size_t step = n <= count ? 1 : n / count;
+    std::vector<double> out;
+    for (std::size_t i = 0; i < n && out.size() < count; i += step) out.push_back(static_cast<double>(host.data()[i]));
+    return out;
+  }
 
  private:
   std::string name_;

@@ -14,6 +14,9 @@
 
 namespace miniapp {
 
+// Output values kept per field to compare a space's result with the baseline space's.
+inline constexpr std::size_t kOutputSampleSize = 4096;
+
 namespace detail {
 inline std::size_t moved_bytes(const std::vector<Transferable*>& fields) {
   std::size_t bytes = 0;
@@ -102,6 +105,10 @@ Measurement measure(Kernel& kernel, const Space& space, const MeasurementSpec& s
   if (spec.policy == MirrorPolicy::AllResident) {
     m.seconds.final_to_host = timed(to_host);
     m.bytes_one_time += detail::moved_bytes(outputs);
+  }
+  for (const Transferable* f : outputs) {
+    const std::vector<double> values = f->sample(kOutputSampleSize);
+    m.output_sample.insert(m.output_sample.end(), values.begin(), values.end());
   }
   if (spec.verify) m.verification = kernel.verify(spec.tolerance);
   return m;

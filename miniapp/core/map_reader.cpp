@@ -68,14 +68,29 @@ MapReader::MapReader(const YAML::Node& map, std::string path, Diagnostics& diag)
   }
 }
 
-std::string MapReader::key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+void MapReader::fall_back_to(const YAML::Node& defaults, std::string defaults_path) {
+  if (defaults.IsMap()) defaults_ = defaults;
+  defaults_path_ = std::move(defaults_path);
+}
+
+YAML::Node MapReader::lookup(const YAML::Node& map, const std::string& key) const {
+  if (map.IsMap())
+    for (auto it = map.begin(); it != map.end(); ++it)
+      if (it->first.Scalar() == key) return it->second;
+  return YAML::Node(YAML::NodeType::Undefined);
+}
+
+std::string MapReader::key_path(const std::string& key) const {
+  const bool from_defaults = !lookup(map_, key).IsDefined() && lookup(defaults_, key).IsDefined();
+  const std::string& prefix = from_defaults ? defaults_path_ : path_;
+  return prefix.empty() ? key : prefix + "." + key;
+}
 
 YAML::Node MapReader::node(const std::string& key) {
   known_.push_back(key);
   if (!valid_) return YAML::Node(YAML::NodeType::Undefined);
-  for (auto it = map_.begin(); it != map_.end(); ++it)
-    if (it->first.Scalar() == key) return it->second;
-  return YAML::Node(YAML::NodeType::Undefined);
+  const YAML::Node own = lookup(map_, key);
+  return own.IsDefined() ? own : lookup(defaults_, key);
 }
 
 bool MapReader::has(const std::string& key) { return node(key).IsDefined(); }
@@ -177,14 +192,16 @@ std::optional<std::vector<std::string>> MapReader::choices(const std::string& ke
   return out;
 }
 
-void MapReader::finish() {
+void MapReader::finish() { finish_with(known_); }
+
+void MapReader::finish_with(const std::vector<std::string>& valid) {
   if (!valid_) return;
   for (auto it = map_.begin(); it != map_.end(); ++it) {
     const std::string key = it->first.Scalar();
-    if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
-    const std::string hint = nearest(key, known_);
-    diag_.error(it->first, key_path(key),
-                "unknown key" + (hint.empty() ? std::string(", expected one of: ") + join(known_)
+    if (std::find(valid.begin(), valid.end(), key) != valid.end()) continue;
+    const std::string hint = nearest(key, valid);
+    diag_.error(it->first, path_.empty() ? key : path_ + "." + key,
+                "unknown key" + (hint.empty() ? std::string(", expected one of: ") + join(valid)
                                               : " (did you mean '" + hint + "'?)"));
   }
 }

@@ -17,6 +17,10 @@ class MapReader {
  public:
   MapReader(const YAML::Node& map, std::string path, Diagnostics& diag);
 
+  // Keys absent from this mapping are looked up in `defaults` (the deck's `defaults:` block);
+  // messages about a value taken from there name its path and line there.
+  void fall_back_to(const YAML::Node& defaults, std::string defaults_path);
+
   bool valid() const { return valid_; }
   const YAML::Node& map() const { return map_; }
   const std::string& path() const { return path_; }
@@ -38,8 +42,15 @@ class MapReader {
                                                   bool allow_all);
 
   void finish();
+  // Every key asked for so far: the valid keys of this mapping.
+  const std::vector<std::string>& known() const { return known_; }
+  // Reports keys of this mapping that are not in `valid`, with the nearest valid one.
+  void finish_with(const std::vector<std::string>& valid);
 
  private:
+  YAML::Node lookup(const YAML::Node& map, const std::string& key) const;
+  YAML::Node defaults_{YAML::NodeType::Undefined};
+  std::string defaults_path_;
   YAML::Node map_;
   std::string path_;
   Diagnostics& diag_;

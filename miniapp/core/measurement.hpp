@@ -72,6 +72,8 @@ struct Measurement {
   bool mirrors_alias = false;  // host space: mirror is the device allocation, copies move nothing
   WorkEstimate work;
   Verification verification;
+  // Evenly spaced output values, compared with the baseline space's (not written out).
+  std::vector<double> output_sample;
 };
 
 }  // namespace miniapp

@@ -7,6 +7,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -122,6 +124,27 @@ double speedup(const RunRecord& run, const Measurement& m) {
   return rates(*b).seconds_per_iteration / mine;
 }
 
+std::optional<Difference> difference_from_baseline(const RunRecord& run, const Measurement& m) {
+  if (!run.deck) return std::nullopt;
+  const std::string& baseline = run.deck->cases[m.spec.case_index].baseline;
+  for (const Measurement& b : run.measurements) {
+    if (b.spec.case_index != m.spec.case_index || b.spec.variant != m.spec.variant ||
+        b.spec.precision != m.spec.precision || b.spec.size != m.spec.size || b.spec.space != baseline ||
+        b.spec.generate != m.spec.generate || b.output_sample.size() != m.output_sample.size())
+      continue;
+    Difference d;
+    double scale = 0;
+    for (std::size_t i = 0; i < b.output_sample.size(); ++i) {
+      scale = std::max(scale, std::abs(b.output_sample[i]));
+      const double diff = std::abs(m.output_sample[i] - b.output_sample[i]);
+      d.max_abs = std::max(d.max_abs, std::isnan(diff) ? INFINITY : diff);
+    }
+    d.max_rel = scale > 0 ? d.max_abs / scale : d.max_abs;
+    return d;
+  }
+  return std::nullopt;
+}
+
 namespace {
 void write_summary(JsonWriter& j, const std::string& name, const std::vector<double>& samples) {
   const Summary s = summarize(samples);
@@ -232,6 +255,15 @@ std::string to_json(const RunRecord& run) {
     j.key("speedup");
     if (s > 0) j.value(s);
     else j.null();
+    j.key("difference_from_baseline");
+    if (const auto d = difference_from_baseline(run, m)) {
+      j.begin_object();
+      j.field("max_abs", d->max_abs).field("max_rel", d->max_rel);
+      j.field("compared_values", static_cast<std::uint64_t>(m.output_sample.size()));
+      j.end_object();
+    } else {
+      j.null();
+    }
     const Verification& v = m.verification;
     j.key("verification").begin_object();
     j.field("checked", v.checked).field("passed", v.passed);
@@ -315,7 +347,8 @@ void print_case_table(std::ostream& os, const RunRecord& run, std::size_t case_i
   os << std::left << std::setw(10) << "variant" << std::setw(9) << "precision" << std::right << std::setw(9) << "size"
      << "  " << std::left << std::setw(8) << "space" << std::setw(22) << "policy" << std::setw(8) << "inputs"
      << std::right << std::setw(11) << "gen ms" << std::setw(11) << "h2d ms" << std::setw(11) << "compute ms" << std::setw(11) << "d2h ms" << std::setw(11) << "total ms"
-     << std::setw(9) << "GFLOP/s" << std::setw(8) << "GB/s" << std::setw(9) << "speedup" << "  verified\n";
+     << std::setw(9) << "GFLOP/s" << std::setw(8) << "GB/s" << std::setw(9) << "speedup" << std::setw(10)
+     << "vs base" << "  verified\n";
   for (const Measurement& m : run.measurements) {
     if (m.spec.case_index != case_index) continue;
     const Rates r = rates(m);
@@ -324,6 +357,9 @@ void print_case_table(std::ostream& os, const RunRecord& run, std::size_t case_i
     std::ostringstream sp;
     if (s > 0) sp << std::fixed << std::setprecision(2) << s << "x";
     else sp << "-";
+    std::ostringstream vs;
+    if (const auto d = difference_from_baseline(run, m)) vs << std::scientific << std::setprecision(1) << d->max_rel;
+    else vs << "-";
     const Verification& v = m.verification;
     std::ostringstream ver;
     if (!v.checked) ver << "unchecked";
@@ -338,8 +374,8 @@ void print_case_table(std::ostream& os, const RunRecord& run, std::size_t case_i
        << milliseconds(summarize(m.seconds.compute).median, true) << std::setw(11)
        << milliseconds(summarize(m.seconds.to_host).median, d2h) << std::setw(11)
        << milliseconds(r.seconds_per_iteration, true) << std::setw(9) << std::fixed << std::setprecision(2)
-       << r.gflops << std::setw(8) << std::setprecision(2) << r.gbytes_per_s << std::setw(9) << sp.str() << "  "
-       << ver.str() << std::defaultfloat << '\n';
+       << r.gflops << std::setw(8) << std::setprecision(2) << r.gbytes_per_s << std::setw(9) << sp.str() << std::setw(10)
+       << vs.str() << "  " << ver.str() << std::defaultfloat << '\n';
     if (v.checked && !v.passed) os << "    verification failed: " << v.detail << '\n';
   }
   const bool host_only = [&] {

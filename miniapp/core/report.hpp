@@ -8,6 +8,7 @@
 
 #include <iosfwd>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,14 @@ Rates rates(const Measurement& m);
 // Speedup of m over its case's baseline space: same variant, precision, size and policy, else
 // the baseline's host-policy run. Zero when the baseline has not run.
 double speedup(const RunRecord& run, const Measurement& m);
+
+// Largest difference between this measurement's sampled outputs and the baseline space's (same
+// variant, precision, size and input generation); nothing when there is no baseline result yet.
+struct Difference {
+  double max_abs = 0;
+  double max_rel = 0;  // relative to the largest baseline magnitude
+};
+std::optional<Difference> difference_from_baseline(const RunRecord& run, const Measurement& m);
 
 std::string to_json(const RunRecord& run);
 std::string to_csv(const RunRecord& run);

@@ -135,3 +135,45 @@ TEST(Deck, CommandLineOverridesReplaceSpacesAndSizes) {
   EXPECT_EQ(r.deck->cases[0].sizes, std::vector<std::size_t>{7});
   EXPECT_EQ(r.deck->cases[0].spaces, *o.spaces);
 }
+
+TEST(Deck, DefaultsBlockAppliesToEveryCaseAndCasesOverrideIt) {
+  const DeckResult r = load(
+      "defaults:\n"
+      "  precision: float64\n"
+      "  repetitions: 7\n"
+      "  policies: [all-resident]\n"
+      "  dim: 5\n"
+      "cases:\n"
+      "  - workload: distance\n"
+      "    sizes: 10\n"
+      "  - workload: distance\n"
+      "    sizes: 20\n"
+      "    repetitions: 2\n");
+  ASSERT_TRUE(r.deck) << (r.diagnostics.empty() ? "" : format(r.diagnostics.all().front()));
+  ASSERT_EQ(r.deck->cases.size(), 2u);
+  for (const CaseSpec& c : r.deck->cases) {
+    EXPECT_EQ(c.precisions, std::vector<Precision>{Precision::Float64});
+    EXPECT_EQ(c.policies, std::vector<MirrorPolicy>{MirrorPolicy::AllResident});
+  }
+  EXPECT_EQ(r.deck->cases[0].repetitions, 7);
+  EXPECT_EQ(r.deck->cases[1].repetitions, 2);
+}
+
+TEST(Deck, DefaultsProblemsNameTheDefaultsBlockOnce) {
+  const DeckResult r = load(
+      "defaults:\n"
+      "  repetitions: 0\n"
+      "  precison: float64\n"
+      "cases:\n"
+      "  - workload: distance\n"
+      "    sizes: 10\n"
+      "  - workload: distance\n"
+      "    sizes: 20\n");
+  ASSERT_FALSE(r.deck);
+  const Diagnostic bad_value = find(r, "defaults.repetitions");
+  EXPECT_EQ(bad_value.line, 2);
+  const Diagnostic unknown = find(r, "defaults.precison");
+  EXPECT_EQ(unknown.line, 3);
+  EXPECT_NE(unknown.message.find("did you mean 'precision'"), std::string::npos) << unknown.message;
+  EXPECT_EQ(r.diagnostics.all().size(), 2u) << "a defaults problem is reported once, not once per case";
+}
