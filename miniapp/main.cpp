@@ -256,6 +256,10 @@ int run(const CommandLine& cli, const Deck& deck, Provenance provenance) {
                                                             : fs::path(default_output_directory(deck.file));
   fs::create_directories(out_dir);
   if (!cli.quiet) warn_about_environment(deck);
+  if (!cli.quiet && provenance.gpu)
+    std::cerr << "GPU: " << provenance.gpu->space << " device " << provenance.gpu->device_id << " ("
+              << provenance.gpu->name << ", " << provenance.gpu->pci_bus_id << "), visible devices "
+              << provenance.gpu->visible_devices << ", chosen by " << provenance.gpu->selected_by << "\n";
 
   RunRecord record;
   record.provenance = std::move(provenance);

@@ -84,6 +84,7 @@ Provenance collect_provenance(int argc, char** argv) {
     const auto eq = kv.find('=');
     if (eq != std::string::npos && recorded_variable(kv.substr(0, eq))) p.environment[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
+  if (Kokkos::is_initialized()) p.gpu = gpu_in_use(p.command_line);
   p.started = now_iso8601();
   return p;
 }
@@ -167,6 +168,16 @@ void write_provenance(JsonWriter& j, const Provenance& p) {
   j.end_object();
   j.field("host_threads", p.host_threads).field("host_threads_source", p.host_threads_source);
   j.field("cpus_allowed", p.cpus_allowed);
+  j.key("gpu");
+  if (p.gpu) {
+    j.begin_object();
+    j.field("space", p.gpu->space).field("device_id", p.gpu->device_id).field("name", p.gpu->name);
+    j.field("pci_bus_id", p.gpu->pci_bus_id).field("total_memory", static_cast<std::uint64_t>(p.gpu->total_memory));
+    j.field("visible_devices", p.gpu->visible_devices).field("selected_by", p.gpu->selected_by);
+    j.end_object();
+  } else {
+    j.null();
+  }
   j.field("started", p.started).field("finished", p.finished);
   j.end_object();
 }

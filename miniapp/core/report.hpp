@@ -3,6 +3,7 @@
 // every measurement, so a killed job keeps what finished) and the console tables.
 
 #include "miniapp/core/deck.hpp"
+#include "miniapp/core/device_info.hpp"
 #include "miniapp/core/measurement.hpp"
 #include "miniapp/core/stats.hpp"
 
@@ -25,6 +26,7 @@ struct Provenance {
   std::string host_threads_source;   // command line, deck, SLURM_CPUS_PER_TASK, environment, default
   int cpus_allowed = 0;              // CPUs in this process's affinity mask
   std::string started, finished;  // ISO 8601, UTC
+  std::optional<GpuInfo> gpu;     // the GPU in use and how it was chosen, where one is compiled in
 };
 
 Provenance collect_provenance(int argc, char** argv);
