@@ -9,6 +9,7 @@
 #include "miniapp/core/report.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/core/workload.hpp"
+#include "thread_sweep.hpp"
 
 #include <sched.h>
 
@@ -177,10 +178,11 @@ std::string choose_host_threads(const CommandLine& cli, const Deck& deck) {
   for (const std::string& a : cli.kokkos_args)
     if (a.rfind("--kokkos-threads", 0) == 0 || a.rfind("--kokkos-num-threads", 0) == 0) return "command line";
   if (std::getenv("KOKKOS_NUM_THREADS")) return "KOKKOS_NUM_THREADS";
-  if (deck.threads) {
-    setenv("KOKKOS_NUM_THREADS", std::to_string(*deck.threads).c_str(), 1);
+  if (deck.threads.size() == 1) {
+    setenv("KOKKOS_NUM_THREADS", std::to_string(deck.threads.front()).c_str(), 1);
     return "deck";
   }
+  if (deck.threads.size() > 1) return "deck thread sweep";
   if (std::getenv("OMP_NUM_THREADS")) return "OMP_NUM_THREADS";
   if (const char* slurm = std::getenv("SLURM_CPUS_PER_TASK")) {
     setenv("KOKKOS_NUM_THREADS", slurm, 1);
@@ -229,6 +231,12 @@ std::vector<std::string> check_memory(const Deck& deck, const std::vector<Measur
   return problems;
 }
 
+fs::path output_directory(const CommandLine& cli, const Deck& deck) {
+  return !cli.output.empty()              ? fs::path(cli.output)
+         : !deck.output_directory.empty() ? fs::path(deck.output_directory)
+                                          : fs::path(default_output_directory(deck.file));
+}
+
 int run(const CommandLine& cli, const Deck& deck, Provenance provenance) {
   const std::vector<MeasurementSpec> plan = expand(deck);
   const std::vector<std::string> memory_problems = check_memory(deck, plan);
@@ -251,9 +259,7 @@ int run(const CommandLine& cli, const Deck& deck, Provenance provenance) {
     return exit_code::kAllVerified;
   }
 
-  const fs::path out_dir = !cli.output.empty()              ? fs::path(cli.output)
-                           : !deck.output_directory.empty() ? fs::path(deck.output_directory)
-                                                            : fs::path(default_output_directory(deck.file));
+  const fs::path out_dir = output_directory(cli, deck);
   fs::create_directories(out_dir);
   if (!cli.quiet) warn_about_environment(deck);
   if (!cli.quiet && provenance.gpu)
@@ -346,6 +352,15 @@ int main(int argc, char** argv) {
     return exit_code::kBadInput;
   }
   const std::string threads_source = choose_host_threads(cli, *loaded.deck);
+  if (threads_source == "deck thread sweep") {
+    std::cerr << "thread sweep over " << loaded.deck->threads.size() << " host thread counts: one run each\n";
+    if (!cli.dry_run) {
+      const fs::path out_dir = output_directory(cli, *loaded.deck);
+      fs::create_directories(out_dir);
+      return run_thread_sweep(loaded.deck->threads, std::vector<std::string>(argv, argv + argc), out_dir.string(),
+                              cli.quiet);
+    }
+  }
 
   // Only the --kokkos-* arguments reach Kokkos, so its own --help handling never fires.
   std::vector<char*> kokkos_argv = {argv[0]};

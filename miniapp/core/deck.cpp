@@ -221,7 +221,21 @@ DeckResult load_deck_text(const std::string& text, const std::string& file, cons
   deck.text = text;
   deck.title = top.string("title").value_or("");
   top.string("description");
-  if (auto t = top.integer("threads", 1, 100000)) deck.threads = static_cast<int>(*t);
+  if (const YAML::Node t = top.node("threads"); t.IsSequence()) {
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      const std::optional<std::int64_t> v = as_integer(t[i]);
+      if (!v || *v < 1 || *v > 100000)
+        diag.error(t[i], "threads[" + std::to_string(i) + "]",
+                   "found " + describe_node(t[i]) + ", expected a thread count from 1 to 100000");
+      else if (std::find(deck.threads.begin(), deck.threads.end(), *v) != deck.threads.end())
+        diag.error(t[i], "threads[" + std::to_string(i) + "]", "thread count " + std::to_string(*v) + " is repeated");
+      else
+        deck.threads.push_back(static_cast<int>(*v));
+    }
+    if (t.size() == 0) diag.error(t, "threads", "found an empty list, expected a thread count or a list of them");
+  } else if (auto n = top.integer("threads", 1, 100000)) {
+    deck.threads = {static_cast<int>(*n)};
+  }
   if (top.has("output")) {
     const YAML::Node out = top.node("output");
     if (out.IsScalar()) {

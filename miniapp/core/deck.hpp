@@ -36,7 +36,9 @@ struct Deck {
   std::string text;  // the deck as read, for the provenance record
   std::string title;
   std::string output_directory;  // empty: the driver picks results/<deck>-<time>
-  std::optional<int> threads;    // host threads for Kokkos; default: SLURM_CPUS_PER_TASK, else Kokkos' own
+  // Host threads for Kokkos; default: SLURM_CPUS_PER_TASK, else Kokkos' own. More than one count
+  // is a thread sweep: one process per count (Kokkos fixes its thread pool at initialization).
+  std::vector<int> threads;
   bool write_csv = true;
   std::vector<CaseSpec> cases;
 };

@@ -229,3 +229,35 @@ TEST(EndToEnd, SigtermKeepsEveryFinishedMeasurement) {
   ASSERT_EQ(json["measurements"].size(), kept);
   for (const YAML::Node& m : json["measurements"]) EXPECT_TRUE(m["verification"]["passed"].as<bool>());
 }
+
+TEST(EndToEnd, ThreadSweepRunsOneProcessPerCountAndCombinesTheResults) {
+  const fs::path dir = fresh_dir("sweep");
+  const fs::path deck = write_deck(dir,
+                                   "threads: [1, 2]\n"
+                                   "cases:\n"
+                                   "  - workload: distance\n"
+                                   "    sizes: 64\n"
+                                   "    spaces: [serial]\n"
+                                   "    policies: [host]\n"
+                                   "    repetitions: 2\n");
+  const Result r = run(deck.string() + " --output " + (dir / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (int threads : {1, 2}) {
+    const YAML::Node j = YAML::LoadFile((dir / "out" / ("threads-" + std::to_string(threads)) / "results.json").string());
+    EXPECT_EQ(j["status"].as<std::string>(), "complete");
+    EXPECT_EQ(j["provenance"]["host_threads"].as<int>(), threads);
+  }
+  std::ifstream summary(dir / "out" / "threads-summary.csv");
+  std::string line;
+  std::getline(summary, line);
+  EXPECT_EQ(line.rfind("host_threads,case,", 0), 0u) << line;
+  std::set<std::string> counts;
+  int rows = 0;
+  while (std::getline(summary, line)) {
+    counts.insert(line.substr(0, line.find(',')));
+    ++rows;
+  }
+  EXPECT_EQ(counts, (std::set<std::string>{"1", "2"}));
+  EXPECT_EQ(rows, 4);  // two repetitions per run
+  EXPECT_NE(r.output.find("thread sweep: median total"), std::string::npos) << r.output;
+}
