@@ -18,14 +18,22 @@ Measurement measurement(const std::string& space, MirrorPolicy policy, std::vect
   return m;
 }
 
+// One case whose baseline space is serial.
+struct SerialBaselineRun {
+  Deck deck;
+  RunRecord run;
+  SerialBaselineRun() {
+    deck.cases.emplace_back();
+    deck.cases[0].baseline = "serial";
+    run.deck = &deck;
+  }
+};
+
 }  // namespace
 
 TEST(Report, DifferenceFromBaselineIsTheLargestSampledDifference) {
-  Deck deck;
-  deck.cases.emplace_back();
-  deck.cases[0].baseline = "serial";
-  RunRecord run;
-  run.deck = &deck;
+  SerialBaselineRun r;
+  RunRecord& run = r.run;
   run.measurements.push_back(measurement("serial", MirrorPolicy::Host, {1.0, -4.0, 2.0}));
   run.measurements.push_back(measurement("openmp", MirrorPolicy::AllResident, {1.0, -4.0, 2.5}));
 
@@ -39,11 +47,8 @@ TEST(Report, DifferenceFromBaselineIsTheLargestSampledDifference) {
 }
 
 TEST(Report, NoDifferenceWithoutABaselineResult) {
-  Deck deck;
-  deck.cases.emplace_back();
-  deck.cases[0].baseline = "serial";
-  RunRecord run;
-  run.deck = &deck;
+  SerialBaselineRun r;
+  RunRecord& run = r.run;
   run.measurements.push_back(measurement("openmp", MirrorPolicy::Host, {1.0}));
   EXPECT_FALSE(difference_from_baseline(run, run.measurements[0]));
   Measurement other_size = measurement("serial", MirrorPolicy::Host, {1.0});
