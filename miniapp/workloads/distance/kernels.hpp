@@ -22,6 +22,30 @@ struct Shape {
   static constexpr int vector_length = is_host_space<Space>() ? 1 : 32;
 };
 
+// The columns [begin, end) of a row, spread over the vector lanes. Each lane strides by the
+// compile-time lane count instead of letting ThreadVectorRange stride by its run-time increment:
+// on a host space (one lane) the loop is then a plain unit-stride loop the compiler vectorizes;
+// on a GPU, neighbouring lanes still touch neighbouring columns (coalesced).
+template <class Space, class Member, class F>
+KOKKOS_INLINE_FUNCTION void for_columns(const Member& team, std::int64_t begin, std::int64_t end, const F& f) {
+  constexpr int lanes = Shape<Space>::vector_length;
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](const int lane) {
+    for (std::int64_t j = begin + lane; j < end; j += lanes) f(j);
+  });
+}
+
+// `result` is a value or a reducer; Acc is the value type both reduce into.
+template <class Space, class Acc, class Member, class Result, class F>
+KOKKOS_INLINE_FUNCTION void reduce_columns(const Member& team, std::int64_t end, Result&& result, const F& f) {
+  constexpr int lanes = Shape<Space>::vector_length;
+  Kokkos::parallel_reduce(
+      Kokkos::ThreadVectorRange(team, lanes),
+      [&](const int lane, Acc& acc) {
+        for (std::int64_t j = lane; j < end; j += lanes) f(j, acc);
+      },
+      result);
+}
+
 template <class Space>
 Kokkos::TeamPolicy<Space> row_policy(const Space& space, std::int64_t rows, int rows_per_team) {
   const std::int64_t league = (rows + rows_per_team - 1) / rows_per_team;
@@ -29,9 +53,12 @@ Kokkos::TeamPolicy<Space> row_policy(const Space& space, std::int64_t rows, int 
                                    Shape<Space>::vector_length);
 }
 
-template <class Space, class Points, class Out>
-void direct(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
-            int dim, bool squared) {
+// Dim > 0 fixes the dimension at compile time: the loop over coordinates unrolls and the loop
+// over columns vectorizes; Dim = 0 reads it at run time (any other D).
+template <int Dim, class Space, class Points, class Out>
+void direct_rows(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
+                 int runtime_dim, bool squared) {
+  const int dim = Dim > 0 ? Dim : runtime_dim;
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
   using Scalar = typename Out::non_const_value_type;
   const auto n = static_cast<std::int64_t>(points.extent(0));
@@ -43,9 +70,9 @@ void direct(const Space& space, const Points& points, const Out& out, std::int64
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const std::int64_t r) {
           const std::int64_t local = first + r;
           const std::int64_t i = row0 + local;
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](const std::int64_t j) {
+          for_columns<Space>(team, 0, n, [&](const std::int64_t j) {
             Scalar s = 0;
-            for (int k = 0; k < dim; ++k) {
+            for (int k = 0; k < (Dim > 0 ? Dim : dim); ++k) {
               const Scalar d = points(i, k) - points(j, k);
               s += d * d;
             }
@@ -65,9 +92,10 @@ int tile_columns(int dim) {
   return fit < 1 ? 1 : (fit > 256 ? 256 : fit);
 }
 
-template <class Space, class Points, class Out>
-void tiled(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows, int dim,
-           bool squared) {
+template <int Dim, class Space, class Points, class Out>
+void tiled_rows(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
+                int runtime_dim, bool squared) {
+  const int dim = Dim > 0 ? Dim : runtime_dim;
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
   using Scalar = typename Out::non_const_value_type;
   using Tile = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::scratch_memory_space,
@@ -91,9 +119,9 @@ void tiled(const Space& space, const Points& points, const Out& out, std::int64_
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const std::int64_t r) {
             const std::int64_t local = first + r;
             const std::int64_t i = row0 + local;
-            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, width), [&](const std::int64_t jj) {
+            for_columns<Space>(team, 0, width, [&](const std::int64_t jj) {
               Scalar s = 0;
-              for (int k = 0; k < dim; ++k) {
+              for (int k = 0; k < (Dim > 0 ? Dim : dim); ++k) {
                 const Scalar d = points(i, k) - tile(jj, k);
                 s += d * d;
               }
@@ -102,6 +130,26 @@ void tiled(const Space& space, const Points& points, const Out& out, std::int64_
           });
         }
       });
+}
+
+template <class Space, class Points, class Out>
+void direct(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows, int dim,
+            bool squared) {
+  switch (dim) {
+    case 2: direct_rows<2>(space, points, out, row0, rows, dim, squared); break;
+    case 3: direct_rows<3>(space, points, out, row0, rows, dim, squared); break;
+    default: direct_rows<0>(space, points, out, row0, rows, dim, squared);
+  }
+}
+
+template <class Space, class Points, class Out>
+void tiled(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows, int dim,
+           bool squared) {
+  switch (dim) {
+    case 2: tiled_rows<2>(space, points, out, row0, rows, dim, squared); break;
+    case 3: tiled_rows<3>(space, points, out, row0, rows, dim, squared); break;
+    default: tiled_rows<0>(space, points, out, row0, rows, dim, squared);
+  }
 }
 
 // Each unordered pair once: a team takes a pair of T x T tiles (I >= J) of the lower triangle,
@@ -135,7 +183,7 @@ void symmetric(const Space& space, const Points& points, const Out& out, int dim
         const std::int64_t width = j0 + T <= n ? T : n - j0;
         Tile tile(team.team_scratch(0), T, T);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, height), [&](const std::int64_t r) {
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, width), [&](const std::int64_t c) {
+          for_columns<Space>(team, 0, width, [&](const std::int64_t c) {
             Scalar s = 0;
             for (int d = 0; d < dim; ++d) {
               const Scalar diff = points(i0 + r, d) - points(j0 + c, d);
@@ -149,8 +197,7 @@ void symmetric(const Space& space, const Points& points, const Out& out, int dim
         if (I == J) return;
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width), [&](const std::int64_t c) {
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, height),
-                               [&](const std::int64_t r) { out(j0 + c, i0 + r) = tile(r, c); });
+          for_columns<Space>(team, 0, height, [&](const std::int64_t r) { out(j0 + c, i0 + r) = tile(r, c); });
         });
       });
 }
@@ -188,7 +235,7 @@ void gemm(const Space& space, const Points& points, const Norms& norms, const Ou
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const std::int64_t r) {
           const std::int64_t local = first + r;
           const Scalar ni = norms(row0 + local);
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n), [&](const std::int64_t j) {
+          for_columns<Space>(team, 0, n, [&](const std::int64_t j) {
             Scalar s = out(local, j) + ni + norms(j);
             s = s > Scalar(0) ? s : Scalar(0);
             out(local, j) = squared ? s : compat::math::sqrt(s);
@@ -214,8 +261,8 @@ void row_min(const Space& space, const Points& points, const Nearest& nearest, c
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const std::int64_t r) {
           const std::int64_t i = first + r;
           typename MinLoc::value_type best;
-          Kokkos::parallel_reduce(
-              Kokkos::ThreadVectorRange(team, n),
+          reduce_columns<Space, typename MinLoc::value_type>(
+              team, n, MinLoc(best),
               [&](const std::int64_t j, typename MinLoc::value_type& acc) {
                 Scalar s = 0;
                 for (int k = 0; k < dim; ++k) {
@@ -226,8 +273,7 @@ void row_min(const Space& space, const Points& points, const Nearest& nearest, c
                   acc.val = s;
                   acc.loc = j;
                 }
-              },
-              MinLoc(best));
+              });
           Kokkos::single(Kokkos::PerThread(team), [&] {
             const bool found = best.loc >= 0 && best.loc < n;
             nearest(i) = !found ? Kokkos::reduction_identity<Scalar>::min()
@@ -252,8 +298,8 @@ void row_sum(const Space& space, const Points& points, const Sums& sums, int dim
           const std::int64_t i = first + r;
           // Summed in double: N terms of one sign, so the sum keeps the entries' relative accuracy.
           double total = 0;
-          Kokkos::parallel_reduce(
-              Kokkos::ThreadVectorRange(team, n),
+          reduce_columns<Space, double>(
+              team, n, total,
               [&](const std::int64_t j, double& acc) {
                 Scalar s = 0;
                 for (int k = 0; k < dim; ++k) {
@@ -261,8 +307,7 @@ void row_sum(const Space& space, const Points& points, const Sums& sums, int dim
                   s += d * d;
                 }
                 acc += static_cast<double>(squared ? s : compat::math::sqrt(s));
-              },
-              total);
+              });
           Kokkos::single(Kokkos::PerThread(team), [&] { sums(i) = static_cast<Scalar>(total); });
         });
       });
