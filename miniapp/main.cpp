@@ -212,19 +212,23 @@ std::vector<std::string> check_memory(const Deck& deck, const std::vector<Measur
   const std::optional<std::size_t> host_free = available_host_memory();
   for (const MeasurementSpec& m : plan) {
     const Workload* w = find_workload(m.workload);
-    const double need = static_cast<double>(w->footprint_bytes(m, deck.cases[m.case_index].params));
+    const Footprint fp = w->footprint(m, deck.cases[m.case_index].params);
+    // The space's bytes are host memory themselves or have host mirrors; host-only bytes add to them.
+    const double need_host = static_cast<double>(fp.space_bytes + fp.host_only_bytes);
+    const double need_space = static_cast<double>(fp.space_bytes);
     const CaseSpec& c = deck.cases[m.case_index];
-    auto refuse = [&](const std::string& where, double available) {
+    auto refuse = [&](const std::string& where, double need, double available) {
       std::ostringstream s;
       s << deck.file << ":" << c.line << ":1: " << "cases[" << m.case_index << "] (" << c.name << "): size " << m.size
         << " " << to_string(m.precision) << " on " << m.space << " needs " << format_bytes(need) << " of " << where
         << " memory, " << format_bytes(available) << " available";
       problems.push_back(s.str());
     };
-    if (host_free && need > static_cast<double>(*host_free)) refuse("host", static_cast<double>(*host_free));
+    if (host_free && need_host > static_cast<double>(*host_free))
+      refuse("host", need_host, static_cast<double>(*host_free));
     if (!is_host_space_name(m.space))
-      if (const auto dev = available_device_memory(m.space); dev && need > static_cast<double>(*dev))
-        refuse(m.space + " device", static_cast<double>(*dev));
+      if (const auto dev = available_device_memory(m.space); dev && need_space > static_cast<double>(*dev))
+        refuse(m.space + " device", need_space, static_cast<double>(*dev));
   }
   std::sort(problems.begin(), problems.end());
   problems.erase(std::unique(problems.begin(), problems.end()), problems.end());
@@ -252,9 +256,11 @@ int run(const CommandLine& cli, const Deck& deck, Provenance provenance) {
               << ")\n";
     for (std::size_t i = 0; i < plan.size(); ++i) {
       const Workload* w = find_workload(plan[i].workload);
+      const Footprint fp = w->footprint(plan[i], deck.cases[plan[i].case_index].params);
       std::cout << "  [" << i + 1 << "] " << describe(plan[i]) << "  ("
-                << format_bytes(static_cast<double>(w->footprint_bytes(plan[i], deck.cases[plan[i].case_index].params)))
-                << ")\n";
+                << format_bytes(static_cast<double>(fp.space_bytes));
+      if (fp.host_only_bytes > 0) std::cout << " + " << format_bytes(static_cast<double>(fp.host_only_bytes)) << " host only";
+      std::cout << ")\n";
     }
     return exit_code::kAllVerified;
   }

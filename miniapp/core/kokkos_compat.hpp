@@ -4,6 +4,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <string>
 
 namespace miniapp::compat {
@@ -55,5 +56,89 @@ inline std::string kokkos_kernels_version() {
   return "unknown";
 #endif
 }
+
+
+// ---- Concurrent execution-space instances and pinned host memory (distance, chunked output) ----
+// A device-to-host copy overlaps a kernel only when both are enqueued on different instances and
+// the host memory is pinned. Host spaces have nothing to overlap: one instance, plain host memory.
+
+template <class Space>
+struct pinned_host_memory {
+  using type = Kokkos::HostSpace;
+};
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+struct pinned_host_memory<Kokkos::Cuda> {
+  using type = Kokkos::CudaHostPinnedSpace;
+};
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+template <>
+struct pinned_host_memory<HIP> {
+#if KOKKOS_VERSION >= 40000
+  using type = Kokkos::HIPHostPinnedSpace;
+#else
+  using type = Kokkos::Experimental::HIPHostPinnedSpace;
+#endif
+};
+#endif
+
+// Two instances of `Space` whose work may run concurrently. Kokkos 4 has partition_space for
+// every device backend; Kokkos 3 only wraps a CUDA stream the caller owns (Kokkos::Cuda(stream)).
+// Elsewhere both "instances" are the given one and concurrent() says so.
+template <class Space, bool OnDevice = !Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                                                   typename Space::memory_space>::accessible>
+class ConcurrentInstances {
+ public:
+  explicit ConcurrentInstances(const Space& space) : instances_{space, space} {}
+  static constexpr bool concurrent() { return false; }
+  const Space& operator[](std::size_t k) const { return instances_[k % 2]; }
+
+ private:
+  Space instances_[2];
+};
+
+#if KOKKOS_VERSION >= 40000
+template <class Space>
+class ConcurrentInstances<Space, true> {
+ public:
+  explicit ConcurrentInstances(const Space& space) {
+    const auto parts = Kokkos::Experimental::partition_space(space, 1, 1);
+    instances_[0] = parts[0];
+    instances_[1] = parts[1];
+  }
+  static constexpr bool concurrent() { return true; }
+  const Space& operator[](std::size_t k) const { return instances_[k % 2]; }
+
+ private:
+  Space instances_[2];
+};
+#elif defined(KOKKOS_ENABLE_CUDA)
+template <>
+class ConcurrentInstances<Kokkos::Cuda, true> {
+ public:
+  explicit ConcurrentInstances(const Kokkos::Cuda&) {
+    for (int k = 0; k < 2; ++k) {
+      cudaStreamCreate(&streams_[k]);
+      instances_[k] = Kokkos::Cuda(streams_[k]);
+    }
+  }
+  ConcurrentInstances(const ConcurrentInstances&) = delete;
+  ConcurrentInstances& operator=(const ConcurrentInstances&) = delete;
+  ~ConcurrentInstances() {
+    for (int k = 0; k < 2; ++k) {
+      instances_[k].fence();
+      instances_[k] = Kokkos::Cuda();  // release the instance before its stream
+      cudaStreamDestroy(streams_[k]);
+    }
+  }
+  static constexpr bool concurrent() { return true; }
+  const Kokkos::Cuda& operator[](std::size_t k) const { return instances_[k % 2]; }
+
+ private:
+  cudaStream_t streams_[2] = {};
+  Kokkos::Cuda instances_[2];
+};
+#endif
 
 }  // namespace miniapp::compat

@@ -6,7 +6,9 @@
 // W provides: static constexpr const char* name, summary, size_meaning; static
 // std::vector<VariantInfo> variants(); struct Params; static Params parse(MapReader&) for its
 // own deck keys; static std::vector<std::pair<std::string, std::string>> describe(const Params&)
-// listing every parameter with its value in effect (for the resolved deck in the results); static std::size_t footprint_bytes(params, size, scalar_bytes); and
+// listing every parameter with its value in effect (for the resolved deck in the results); static std::size_t footprint_bytes(params, size, scalar_bytes)
+// or, where the footprint depends on the variant or the space, static Footprint footprint(params,
+// const MeasurementSpec&); and
 // template <class Scalar, class Space> class Kernel, constructed as Kernel(params, variant, size),
 // meeting the requirements listed in harness.hpp. The registry instantiates the kernel for every
 // compiled space and both precisions.
@@ -20,10 +22,25 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace miniapp {
+
+// Bytes one measurement allocates: in the execution space's memory (mirrored on the host for a
+// device space), and on the host only (e.g. an output a kernel streams to the host block by block).
+struct Footprint {
+  std::size_t space_bytes = 0;
+  std::size_t host_only_bytes = 0;
+};
+
+template <class W, class = void>
+struct has_spec_footprint : std::false_type {};
+template <class W>
+struct has_spec_footprint<W, std::void_t<decltype(W::footprint(std::declval<const typename W::Params&>(),
+                                                                  std::declval<const MeasurementSpec&>()))>>
+    : std::true_type {};
 
 struct VariantInfo {
   std::string name;
@@ -45,8 +62,8 @@ class Workload {
   // Whether the kernels can generate their inputs in the execution space (deck `generate: device`).
   virtual bool generates_on_device() const = 0;
   // Bytes of all fields of one measurement, in the space's memory (and again on the host for
-  // the mirrors of a device space).
-  virtual std::size_t footprint_bytes(const MeasurementSpec& spec, const std::any& params) const = 0;
+  // the mirrors of a device space), and bytes held on the host only.
+  virtual Footprint footprint(const MeasurementSpec& spec, const std::any& params) const = 0;
 };
 
 const std::vector<std::unique_ptr<Workload>>& workloads();
@@ -68,9 +85,14 @@ class RegisteredWorkload final : public Workload {
     using HostSpace = Kokkos::DefaultHostExecutionSpace;
     return miniapp::generates_on_device<typename W::template Kernel<double, HostSpace>, HostSpace>::value;
   }
-  std::size_t footprint_bytes(const MeasurementSpec& spec, const std::any& params) const override {
-    const std::size_t scalar = spec.precision == Precision::Float32 ? sizeof(float) : sizeof(double);
-    return W::footprint_bytes(std::any_cast<const typename W::Params&>(params), spec.size, scalar);
+  Footprint footprint(const MeasurementSpec& spec, const std::any& params) const override {
+    const auto& p = std::any_cast<const typename W::Params&>(params);
+    if constexpr (has_spec_footprint<W>::value) {
+      return W::footprint(p, spec);
+    } else {
+      const std::size_t scalar = spec.precision == Precision::Float32 ? sizeof(float) : sizeof(double);
+      return {W::footprint_bytes(p, spec.size, scalar), 0};
+    }
   }
 
   Measurement run(const MeasurementSpec& spec, const std::any& params) const override {

@@ -33,7 +33,7 @@ void check_known_triangle(bool squared) {
   for (int i = 0; i < 3; ++i)
     for (int d = 0; d < 3; ++d) pts(i, d) = static_cast<Scalar>(coords[i][d]);
   run_once(k);
-  const auto D = k.distances().host;
+  const auto D = k.matrix_host();
   const double e01 = squared ? 9 : 3, e12 = squared ? 16 : 4, e02 = squared ? 25 : 5;
   for (int i = 0; i < 3; ++i) EXPECT_EQ(D(i, i), Scalar(0)) << "diagonal " << i;
   EXPECT_NEAR(D(0, 1), e01, 1e-5);
@@ -77,7 +77,7 @@ TYPED_TEST(DistanceTest, EveryPolicyVerifiesAndGivesTheSameMatrix) {
     const Measurement m = measure(k, Space(), spec_for(policy));
     EXPECT_TRUE(m.verification.checked);
     EXPECT_TRUE(m.verification.passed) << to_string(policy) << ": " << m.verification.detail;
-    const auto D = k.distances().host;
+    const auto D = k.matrix_host();
     std::vector<float> values(D.data(), D.data() + n * n);
     if (first.empty()) first = values;
     else EXPECT_EQ(values, first) << "policy " << to_string(policy) << " changed the result";
@@ -108,7 +108,7 @@ TYPED_TEST(DistanceTest, CorruptedEntryFailsVerificationAndIsNamed) {
   k.generate_inputs(9);
   run_once(k);
   ASSERT_TRUE(k.verify(std::nullopt).passed);
-  k.distances().host(5, 7) += 1e-3;
+  k.matrix_host()(5, 7) += 1e-3;
   const Verification v = k.verify(std::nullopt);
   EXPECT_FALSE(v.passed);
   EXPECT_NE(v.detail.find("D(5,7)"), std::string::npos) << v.detail;
@@ -169,4 +169,198 @@ TEST(DistanceReference, LargeMatricesAreCheckedOnAnEvenSampleOfRows) {
   EXPECT_EQ(rows.front(), 0u);
   EXPECT_EQ(rows.back(), 99999u);
   EXPECT_EQ(distance::reference_rows(100).size(), 100u);
+}
+
+namespace {
+const char* kVariants[] = {"direct", "symmetric", "gemm", "tiled"};
+
+template <class Scalar, class Space>
+std::vector<Scalar> matrix_of(distance::Kernel<Scalar, Space>& k) {
+  const auto D = k.matrix_host();
+  return std::vector<Scalar>(D.data(), D.data() + D.size());
+}
+}  // namespace
+
+TYPED_TEST(DistanceTest, EveryVariantVerifiesUnderEveryPolicyAndAgreesWithDirect) {
+  using Space = TypeParam;
+  const std::size_t n = 77;  // not a multiple of any tile
+  for (bool squared : {false, true}) {
+    distance::Params p;
+    p.squared = squared;
+    distance::Kernel<double, Space> reference(p, "direct", n);
+    measure(reference, Space(), spec_for(MirrorPolicy::InputsResident, 1));
+    const auto R = reference.matrix_host();
+    for (const char* variant : kVariants)
+      for (MirrorPolicy policy : policies_for<Space>()) {
+        distance::Kernel<double, Space> k(p, variant, n);
+        const Measurement m = measure(k, Space(), spec_for(policy, 1));
+        EXPECT_TRUE(m.verification.passed) << variant << " " << to_string(policy) << ": " << m.verification.detail;
+        const auto D = k.matrix_host();
+        const double tol = std::string(variant) == "gemm" ? 1e-6 : 1e-14;
+        for (std::size_t i = 0; i < n; ++i)
+          for (std::size_t j = 0; j < n; ++j) ASSERT_NEAR(D(i, j), R(i, j), tol) << variant << " " << i << "," << j;
+      }
+  }
+}
+
+TYPED_TEST(DistanceTest, DirectAndTiledAgreeExactlyAcrossDimensions) {
+  using Space = TypeParam;
+  for (int dim : {1, 2, 3, 7}) {
+    distance::Params p;
+    p.dim = dim;
+    distance::Kernel<float, Space> direct(p, "direct", 300), tiled(p, "tiled", 300), symmetric(p, "symmetric", 300);
+    for (auto* k : {&direct, &tiled, &symmetric}) {
+      const Measurement m = measure(*k, Space(), spec_for(MirrorPolicy::AllResident, 1));
+      EXPECT_TRUE(m.verification.passed) << "dim " << dim << ": " << m.verification.detail;
+    }
+    EXPECT_EQ(matrix_of(tiled), matrix_of(direct)) << "dim " << dim;
+    EXPECT_EQ(matrix_of(symmetric), matrix_of(direct)) << "dim " << dim;
+  }
+}
+
+TYPED_TEST(DistanceTest, ChunkedRunsEqualUnchunkedOnesExactly) {
+  using Space = TypeParam;
+  const std::size_t n = 203;
+  for (const char* variant : kVariants) {
+    distance::Params whole;
+    distance::Kernel<float, Space> unchunked(whole, variant, n);
+    measure(unchunked, Space(), spec_for(MirrorPolicy::AllResident, 1));
+    ASSERT_FALSE(unchunked.block_plan().chunked);
+    for (MirrorPolicy policy : policies_for<Space>()) {
+      distance::Params p;
+      p.chunk_rows = 50;  // 5 blocks, the last one short
+      distance::Kernel<float, Space> chunked(p, variant, n);
+      const Measurement m = measure(chunked, Space(), spec_for(policy, 2));
+      ASSERT_TRUE(chunked.block_plan().chunked);
+      EXPECT_EQ(chunked.block_plan().blocks, 5u);
+      EXPECT_TRUE(m.verification.passed) << variant << ": " << m.verification.detail;
+      EXPECT_NE(m.verification.detail.find("chunked: 5 blocks of 50 rows"), std::string::npos) << m.verification.detail;
+      // The output lives on the host only: the harness moves nothing, compute copies the blocks.
+      EXPECT_EQ(m.bytes_to_host_per_iteration, 0u);
+      if (std::string(variant) != "gemm") EXPECT_EQ(matrix_of(chunked), matrix_of(unchunked)) << variant;
+    }
+  }
+}
+
+TEST(DistancePlan, MemoryBudgetChoosesRowBlocks) {
+  distance::Params p;
+  const std::size_t n = 1000, s = sizeof(float);
+  EXPECT_FALSE(distance::plan_blocks(p, n, s, std::nullopt).chunked);
+  EXPECT_FALSE(distance::plan_blocks(p, n, s, std::size_t(1) << 30).chunked);
+  const distance::BlockPlan plan = distance::plan_blocks(p, n, s, 1000000);  // 1 MB < 4 MB matrix
+  EXPECT_TRUE(plan.chunked);
+  EXPECT_LE(plan.rows_per_block * n * s * distance::kBlockBuffers + n * 3 * s + n * s, 1000000u);
+  EXPECT_EQ(plan.blocks, (n + plan.rows_per_block - 1) / plan.rows_per_block);
+  p.output = distance::Output::RowMin;
+  EXPECT_FALSE(distance::plan_blocks(p, n, s, 1000).chunked);
+}
+
+TEST(DistancePlan, FootprintOfReductionsIsLinearAndChunkedMatrixIsOnTheHost) {
+  distance::Params p;
+  p.output = distance::Output::RowMin;
+  MeasurementSpec spec;
+  spec.space = "serial";
+  spec.size = 1000000;
+  spec.precision = Precision::Float32;
+  const Footprint rows = distance::DistanceWorkload::footprint(p, spec);
+  EXPECT_EQ(rows.space_bytes, 1000000u * (3 * 4 + 4 + 8));
+  p.output = distance::Output::Matrix;
+  p.memory_budget = 64u << 20;
+  spec.size = 20000;
+  const Footprint chunked = distance::DistanceWorkload::footprint(p, spec);
+  EXPECT_LE(chunked.space_bytes, 64u << 20);
+  EXPECT_EQ(chunked.host_only_bytes, 20000u * 20000u * 4u);
+}
+
+TEST(DistanceParse, BytesWithUnits) {
+  EXPECT_EQ(distance::parse_bytes("512MiB"), std::optional<std::size_t>(512u << 20));
+  EXPECT_EQ(distance::parse_bytes("2GB"), std::optional<std::size_t>(2000000000u));
+  EXPECT_EQ(distance::parse_bytes("1e6"), std::optional<std::size_t>(1000000u));
+  EXPECT_EQ(distance::parse_bytes("4096"), std::optional<std::size_t>(4096u));
+  EXPECT_FALSE(distance::parse_bytes("lots"));
+  EXPECT_FALSE(distance::parse_bytes("12 parsecs"));
+  EXPECT_FALSE(distance::parse_bytes("-5MB"));
+}
+
+TYPED_TEST(DistanceTest, GemmLosesAccuracyForNearIdenticalPoints) {
+  using Space = TypeParam;
+  const std::size_t n = 64;
+  double worst[2] = {0, 0};
+  int which = 0;
+  for (const char* variant : {"direct", "gemm"}) {
+    distance::Kernel<float, Space> k(distance::Params{}, variant, n);
+    // A cluster of width 1e-3 around (0.5, 0.5, 0.5): |x|^2 ~ 0.75 over distances ~ 1e-3.
+    auto pts = k.points().host;
+    for (std::size_t i = 0; i < n; ++i)
+      for (int d = 0; d < 3; ++d) pts(i, d) = static_cast<float>(0.5 + 1e-3 * uniform01(5, i * 3 + d));
+    run_once(k);
+    const Verification v = k.verify(std::nullopt);
+    EXPECT_TRUE(v.passed) << variant << ": " << v.detail;
+    const auto D = k.matrix_host();
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        if (i != j) {
+          const double ref = static_cast<double>(distance::reference_distance(pts, i, j, 3, false));
+          worst[which] = std::max(worst[which], std::abs(D(i, j) - ref) / ref);
+        }
+    ++which;
+  }
+  EXPECT_LT(worst[0], 1e-6) << "direct";
+  EXPECT_GT(worst[1], 1e-3) << "gemm keeps accuracy it cannot have: x2 + y2 - 2 x.y cancels";
+  EXPECT_GT(worst[1], 1000 * worst[0]);
+}
+
+TYPED_TEST(DistanceTest, RowReductionsMatchTheMatrix) {
+  using Space = TypeParam;
+  const std::size_t n = 150;
+  distance::Params p;
+  p.dim = 4;
+  distance::Kernel<double, Space> matrix(p, "direct", n);
+  measure(matrix, Space(), spec_for(MirrorPolicy::AllResident, 1));
+  const auto D = matrix.matrix_host();
+  for (MirrorPolicy policy : policies_for<Space>()) {
+    p.output = distance::Output::RowMin;
+    distance::Kernel<double, Space> mins(p, "direct", n);
+    const Measurement mm = measure(mins, Space(), spec_for(policy, 1));
+    EXPECT_TRUE(mm.verification.passed) << mm.verification.detail;
+    p.output = distance::Output::RowSum;
+    distance::Kernel<double, Space> sums(p, "tiled", n);
+    const Measurement ms = measure(sums, Space(), spec_for(policy, 1));
+    EXPECT_TRUE(ms.verification.passed) << ms.verification.detail;
+    for (std::size_t i = 0; i < n; ++i) {
+      double best = INFINITY, total = 0;
+      for (std::size_t j = 0; j < n; ++j) {
+        total += D(i, j);
+        if (j != i) best = std::min(best, D(i, j));
+      }
+      EXPECT_EQ(mins.nearest().host(i), best) << i;
+      const auto idx = mins.nearest_index().host(i);
+      ASSERT_GE(idx, 0);
+      EXPECT_EQ(D(i, static_cast<std::size_t>(idx)), best) << i;
+      EXPECT_NEAR(sums.row_sums().host(i), total, 1e-12 * total) << i;
+    }
+  }
+}
+
+TYPED_TEST(DistanceTest, CorruptedReductionsAndStructureFailVerification) {
+  using Space = TypeParam;
+  distance::Params p;
+  p.output = distance::Output::RowMin;
+  distance::Kernel<double, Space> k(p, "direct", 30);
+  k.generate_inputs(3);
+  run_once(k);
+  ASSERT_TRUE(k.verify(std::nullopt).passed);
+  k.nearest_index().host(4) = 4;  // itself
+  Verification v = k.verify(std::nullopt);
+  EXPECT_FALSE(v.passed);
+  EXPECT_NE(v.detail.find("nearest index(4) = 4"), std::string::npos) << v.detail;
+
+  distance::Kernel<double, Space> m(distance::Params{}, "symmetric", 3000);  // rows sampled beyond 2048
+  m.generate_inputs(3);
+  run_once(m);
+  ASSERT_TRUE(m.verify(std::nullopt).passed);
+  m.matrix_host()(1, 1) = 0.5;  // row 1 is not sampled: the diagonal check finds it
+  v = m.verify(std::nullopt);
+  EXPECT_FALSE(v.passed);
+  EXPECT_NE(v.detail.find("diagonal D(1,1)"), std::string::npos) << v.detail;
 }

@@ -1,0 +1,316 @@
+#pragma once
+// The distance kernels, written once for every execution space. Each fills rows [row0, row0 + rows)
+// of the matrix into out(i - row0, j), so the same kernel computes the whole matrix or one block
+// of a chunked run. Free functions, not members: CUDA extended lambdas may not live in private
+// member functions, and capturing `this` would copy a host object to the device.
+
+#include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/spaces.hpp"
+
+#include <KokkosBlas3_gemm.hpp>
+
+#include <cstdint>
+
+namespace miniapp::distance::kernels {
+
+// A row per thread and an entry per vector lane, j fastest: on a CPU the inner loop is a
+// contiguous, vectorizable store stream; on a GPU a warp writes a row segment (coalesced).
+template <class Space>
+struct Shape {
+  static constexpr int rows_per_team = is_host_space<Space>() ? 1 : 8;
+  static constexpr int team_size = is_host_space<Space>() ? 1 : 8;
+  static constexpr int vector_length = is_host_space<Space>() ? 1 : 32;
+};
+
+// The columns [begin, end) of a row, spread over the vector lanes. Each lane strides by the
+// compile-time lane count instead of letting ThreadVectorRange stride by its run-time increment:
+// on a host space (one lane) the loop is then a plain unit-stride loop the compiler vectorizes;
+// on a GPU, neighbouring lanes still touch neighbouring columns (coalesced).
+template <class Space, class Member, class F>
+KOKKOS_INLINE_FUNCTION void for_columns(const Member& team, std::int64_t begin, std::int64_t end, const F& f) {
+  constexpr int lanes = Shape<Space>::vector_length;
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](const int lane) {
+    for (std::int64_t j = begin + lane; j < end; j += lanes) f(j);
+  });
+}
+
+// `result` is a value or a reducer; Acc is the value type both reduce into.
+template <class Space, class Acc, class Member, class Result, class F>
+KOKKOS_INLINE_FUNCTION void reduce_columns(const Member& team, std::int64_t end, Result&& result, const F& f) {
+  constexpr int lanes = Shape<Space>::vector_length;
+  Kokkos::parallel_reduce(
+      Kokkos::ThreadVectorRange(team, lanes),
+      [&](const int lane, Acc& acc) {
+        for (std::int64_t j = lane; j < end; j += lanes) f(j, acc);
+      },
+      result);
+}
+
+template <class Space>
+Kokkos::TeamPolicy<Space> row_policy(const Space& space, std::int64_t rows, int rows_per_team) {
+  const std::int64_t league = (rows + rows_per_team - 1) / rows_per_team;
+  return Kokkos::TeamPolicy<Space>(space, static_cast<int>(league), Shape<Space>::team_size,
+                                   Shape<Space>::vector_length);
+}
+
+// Dim > 0 fixes the dimension at compile time: the loop over coordinates unrolls and the loop
+// over columns vectorizes; Dim = 0 reads it at run time (any other D).
+template <int Dim, class Space, class Points, class Out>
+void direct_rows(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
+                 int runtime_dim, bool squared) {
+  const int dim = Dim > 0 ? Dim : runtime_dim;
+  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
+  using Scalar = typename Out::non_const_value_type;
+  const auto n = static_cast<std::int64_t>(points.extent(0));
+  constexpr int per_team = Shape<Space>::rows_per_team;
+  Kokkos::parallel_for(
+      "distance::direct", row_policy(space, rows, per_team), KOKKOS_LAMBDA(const Member& team) {
+        const std::int64_t first = std::int64_t(team.league_rank()) * per_team;
+        const std::int64_t count = first + per_team <= rows ? per_team : rows - first;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const std::int64_t r) {
+          const std::int64_t local = first + r;
+          const std::int64_t i = row0 + local;
+          for_columns<Space>(team, 0, n, [&](const std::int64_t j) {
+            Scalar s = 0;
+            for (int k = 0; k < (Dim > 0 ? Dim : dim); ++k) {
+              const Scalar d = points(i, k) - points(j, k);
+              s += d * d;
+            }
+            out(local, j) = squared ? s : compat::math::sqrt(s);
+          });
+        });
+      });
+}
+
+// Column points staged tile by tile in team scratch, so a team of rows reads each column point
+// from global memory once.
+inline constexpr int kTileRows = 16;
+
+template <class Scalar>
+int tile_columns(int dim) {
+  const int fit = static_cast<int>(16384 / (static_cast<std::size_t>(dim) * sizeof(Scalar)));
+  return fit < 1 ? 1 : (fit > 256 ? 256 : fit);
+}
+
+template <int Dim, class Space, class Points, class Out>
+void tiled_rows(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
+                int runtime_dim, bool squared) {
+  const int dim = Dim > 0 ? Dim : runtime_dim;
+  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
+  using Scalar = typename Out::non_const_value_type;
+  using Tile = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::scratch_memory_space,
+                            Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const auto n = static_cast<std::int64_t>(points.extent(0));
+  const int columns = tile_columns<Scalar>(dim);
+  auto policy = row_policy(space, rows, kTileRows);
+  policy.set_scratch_size(0, Kokkos::PerTeam(Tile::shmem_size(columns, dim)));
+  Kokkos::parallel_for(
+      "distance::tiled", policy, KOKKOS_LAMBDA(const Member& team) {
+        Tile tile(team.team_scratch(0), columns, dim);
+        const std::int64_t first = std::int64_t(team.league_rank()) * kTileRows;
+        const std::int64_t count = first + kTileRows <= rows ? kTileRows : rows - first;
+        for (std::int64_t j0 = 0; j0 < n; j0 += columns) {
+          const std::int64_t width = j0 + columns <= n ? columns : n - j0;
+          team.team_barrier();  // the previous tile is no longer read
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width * dim), [&](const std::int64_t t) {
+            tile(t / dim, t % dim) = points(j0 + t / dim, t % dim);
+          });
+          team.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const std::int64_t r) {
+            const std::int64_t local = first + r;
+            const std::int64_t i = row0 + local;
+            for_columns<Space>(team, 0, width, [&](const std::int64_t jj) {
+              Scalar s = 0;
+              for (int k = 0; k < (Dim > 0 ? Dim : dim); ++k) {
+                const Scalar d = points(i, k) - tile(jj, k);
+                s += d * d;
+              }
+              out(local, j0 + jj) = squared ? s : compat::math::sqrt(s);
+            });
+          });
+        }
+      });
+}
+
+template <class Space, class Points, class Out>
+void direct(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows, int dim,
+            bool squared) {
+  switch (dim) {
+    case 2: direct_rows<2>(space, points, out, row0, rows, dim, squared); break;
+    case 3: direct_rows<3>(space, points, out, row0, rows, dim, squared); break;
+    default: direct_rows<0>(space, points, out, row0, rows, dim, squared);
+  }
+}
+
+template <class Space, class Points, class Out>
+void tiled(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows, int dim,
+           bool squared) {
+  switch (dim) {
+    case 2: tiled_rows<2>(space, points, out, row0, rows, dim, squared); break;
+    case 3: tiled_rows<3>(space, points, out, row0, rows, dim, squared); break;
+    default: tiled_rows<0>(space, points, out, row0, rows, dim, squared);
+  }
+}
+
+// Each unordered pair once: a team takes a pair of T x T tiles (I >= J) of the lower triangle,
+// computes it into scratch and writes it and its transpose row by row, so both writes are
+// contiguous. Every tile pair is the same work, so the triangle is balanced across teams.
+inline constexpr int kSymmetricTile = 32;
+
+template <class Space, class Points, class Out>
+void symmetric(const Space& space, const Points& points, const Out& out, int dim, bool squared) {
+  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
+  using Scalar = typename Out::non_const_value_type;
+  using Tile = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::scratch_memory_space,
+                            Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  constexpr int T = kSymmetricTile;
+  const auto n = static_cast<std::int64_t>(points.extent(0));
+  const std::int64_t tiles = (n + T - 1) / T;
+  const std::int64_t pairs = tiles * (tiles + 1) / 2;
+  Kokkos::TeamPolicy<Space> policy(space, static_cast<int>(pairs), Shape<Space>::team_size,
+                                   Shape<Space>::vector_length);
+  policy.set_scratch_size(0, Kokkos::PerTeam(Tile::shmem_size(T, T)));
+  Kokkos::parallel_for(
+      "distance::symmetric", policy, KOKKOS_LAMBDA(const Member& team) {
+        // Pair index k = I (I + 1) / 2 + J with J <= I.
+        const std::int64_t k = team.league_rank();
+        std::int64_t I = static_cast<std::int64_t>((compat::math::sqrt(8.0 * double(k) + 1.0) - 1.0) / 2.0);
+        while (I * (I + 1) / 2 > k) --I;
+        while ((I + 1) * (I + 2) / 2 <= k) ++I;
+        const std::int64_t J = k - I * (I + 1) / 2;
+        const std::int64_t i0 = I * T, j0 = J * T;
+        const std::int64_t height = i0 + T <= n ? T : n - i0;
+        const std::int64_t width = j0 + T <= n ? T : n - j0;
+        Tile tile(team.team_scratch(0), T, T);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, height), [&](const std::int64_t r) {
+          for_columns<Space>(team, 0, width, [&](const std::int64_t c) {
+            Scalar s = 0;
+            for (int d = 0; d < dim; ++d) {
+              const Scalar diff = points(i0 + r, d) - points(j0 + c, d);
+              s += diff * diff;
+            }
+            const Scalar v = squared ? s : compat::math::sqrt(s);
+            tile(r, c) = v;
+            out(i0 + r, j0 + c) = v;
+          });
+        });
+        if (I == J) return;
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width), [&](const std::int64_t c) {
+          for_columns<Space>(team, 0, height, [&](const std::int64_t r) { out(j0 + c, i0 + r) = tile(r, c); });
+        });
+      });
+}
+
+// The NumPy/CuPy form x2 - 2 x.y + y2: the cross term by KokkosBlas::gemm, then the norms added,
+// clamped at zero (cancellation may leave small negatives) and the root taken. `norms` holds
+// |p_i|^2 for every point. KokkosBlas::gemm of Kokkos Kernels 3.4 takes no execution space: it
+// runs on the default instance, which is the one the harness passes.
+template <class Space, class Points, class Norms>
+void squared_norms(const Space& space, const Points& points, const Norms& norms, int dim) {
+  using Scalar = typename Norms::non_const_value_type;
+  Kokkos::parallel_for(
+      "distance::norms", Kokkos::RangePolicy<Space>(space, 0, points.extent(0)), KOKKOS_LAMBDA(const std::int64_t i) {
+        Scalar s = 0;
+        for (int k = 0; k < dim; ++k) s += points(i, k) * points(i, k);
+        norms(i) = s;
+      });
+}
+
+template <class Space, class Points, class Norms, class Out>
+void gemm(const Space& space, const Points& points, const Norms& norms, const Out& out, std::int64_t row0,
+          std::int64_t rows, bool squared) {
+  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
+  using Scalar = typename Out::non_const_value_type;
+  const auto n = static_cast<std::int64_t>(points.extent(0));
+  const auto block_rows = Kokkos::make_pair(row0, row0 + rows);
+  const auto block_points = Kokkos::subview(points, block_rows, Kokkos::ALL());
+  const auto block_out = Kokkos::subview(out, Kokkos::make_pair(std::int64_t(0), rows), Kokkos::ALL());
+  KokkosBlas::gemm("N", "T", Scalar(-2), block_points, points, Scalar(0), block_out);
+  constexpr int per_team = Shape<Space>::rows_per_team;
+  Kokkos::parallel_for(
+      "distance::gemm-finish", row_policy(space, rows, per_team), KOKKOS_LAMBDA(const Member& team) {
+        const std::int64_t first = std::int64_t(team.league_rank()) * per_team;
+        const std::int64_t count = first + per_team <= rows ? per_team : rows - first;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const std::int64_t r) {
+          const std::int64_t local = first + r;
+          const Scalar ni = norms(row0 + local);
+          for_columns<Space>(team, 0, n, [&](const std::int64_t j) {
+            Scalar s = out(local, j) + ni + norms(j);
+            s = s > Scalar(0) ? s : Scalar(0);
+            out(local, j) = squared ? s : compat::math::sqrt(s);
+          });
+        });
+      });
+}
+
+// Per-row reductions without the matrix: the nearest other point (distance and index) and the
+// sum of the distances, O(N) memory.
+template <class Space, class Points, class Nearest, class Index>
+void row_min(const Space& space, const Points& points, const Nearest& nearest, const Index& index, int dim,
+             bool squared) {
+  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
+  using Scalar = typename Nearest::non_const_value_type;
+  using MinLoc = Kokkos::MinLoc<Scalar, std::int64_t>;
+  const auto n = static_cast<std::int64_t>(points.extent(0));
+  constexpr int per_team = Shape<Space>::rows_per_team;
+  Kokkos::parallel_for(
+      "distance::row-min", row_policy(space, n, per_team), KOKKOS_LAMBDA(const Member& team) {
+        const std::int64_t first = std::int64_t(team.league_rank()) * per_team;
+        const std::int64_t count = first + per_team <= n ? per_team : n - first;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const std::int64_t r) {
+          const std::int64_t i = first + r;
+          typename MinLoc::value_type best;
+          reduce_columns<Space, typename MinLoc::value_type>(
+              team, n, MinLoc(best),
+              [&](const std::int64_t j, typename MinLoc::value_type& acc) {
+                Scalar s = 0;
+                for (int k = 0; k < dim; ++k) {
+                  const Scalar d = points(i, k) - points(j, k);
+                  s += d * d;
+                }
+                if (j != i && (s < acc.val || (s == acc.val && j < acc.loc))) {
+                  acc.val = s;
+                  acc.loc = j;
+                }
+              });
+          Kokkos::single(Kokkos::PerThread(team), [&] {
+            const bool found = best.loc >= 0 && best.loc < n;
+            nearest(i) = !found ? Kokkos::reduction_identity<Scalar>::min()
+                                : (squared ? best.val : compat::math::sqrt(best.val));
+            index(i) = found ? best.loc : -1;
+          });
+        });
+      });
+}
+
+template <class Space, class Points, class Sums>
+void row_sum(const Space& space, const Points& points, const Sums& sums, int dim, bool squared) {
+  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
+  using Scalar = typename Sums::non_const_value_type;
+  const auto n = static_cast<std::int64_t>(points.extent(0));
+  constexpr int per_team = Shape<Space>::rows_per_team;
+  Kokkos::parallel_for(
+      "distance::row-sum", row_policy(space, n, per_team), KOKKOS_LAMBDA(const Member& team) {
+        const std::int64_t first = std::int64_t(team.league_rank()) * per_team;
+        const std::int64_t count = first + per_team <= n ? per_team : n - first;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const std::int64_t r) {
+          const std::int64_t i = first + r;
+          // Summed in double: N terms of one sign, so the sum keeps the entries' relative accuracy.
+          double total = 0;
+          reduce_columns<Space, double>(
+              team, n, total,
+              [&](const std::int64_t j, double& acc) {
+                Scalar s = 0;
+                for (int k = 0; k < dim; ++k) {
+                  const Scalar d = points(i, k) - points(j, k);
+                  s += d * d;
+                }
+                acc += static_cast<double>(squared ? s : compat::math::sqrt(s));
+              });
+          Kokkos::single(Kokkos::PerThread(team), [&] { sums(i) = static_cast<Scalar>(total); });
+        });
+      });
+}
+
+}  // namespace miniapp::distance::kernels
