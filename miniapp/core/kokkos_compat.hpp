@@ -57,3 +57,7 @@ inline std::string kokkos_kernels_version() {
 }
 
 }  // namespace miniapp::compat
+
+// ---- Kokkos Kernels ----
+// Differences between Kokkos Kernels versions (the batched pivoting solve of the solver
+// workload) live in kokkos_kernels_compat.hpp, so sources without Kokkos Kernels include none of it.
