@@ -142,3 +142,7 @@ class ConcurrentInstances<Kokkos::Cuda, true> {
 #endif
 
 }  // namespace miniapp::compat
+
+// ---- Kokkos Kernels ----
+// Differences between Kokkos Kernels versions (the batched pivoting solve of the solver
+// workload) live in kokkos_kernels_compat.hpp, so sources without Kokkos Kernels include none of it.

@@ -1,0 +1,603 @@
+#pragma once
+// N dense systems A x = b (seed 001, Example 1: np.linalg.solve / cupy.linalg.solve on random
+// (systems, n, n) matrices and (systems, n, 1) right-hand sides), by LU with partial pivoting:
+// many small systems batched one per thread or one per team, through KokkosBatched, or one large
+// system by a right-looking blocked LU whose trailing update is KokkosBlas::gemm.
+
+#include "miniapp/core/field.hpp"
+#include "miniapp/core/kokkos_kernels_compat.hpp"
+#include "miniapp/core/map_reader.hpp"
+#include "miniapp/core/measurement.hpp"
+#include "miniapp/core/random.hpp"
+#include "miniapp/core/workload.hpp"
+#include "miniapp/workloads/solver/host_lu.hpp"
+#include "miniapp/workloads/solver/lu_kernels.hpp"
+
+#include <KokkosBlas3_gemm.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace miniapp::solver {
+
+struct Params {
+  std::size_t systems = 1;
+  MatrixKind matrix = MatrixKind::Random;
+  int block_size = 64;  // dense-blocked: columns per panel
+};
+
+inline const char* to_string(MatrixKind k) {
+  switch (k) {
+    case MatrixKind::Random: return "random";
+    case MatrixKind::DiagonallyDominant: return "diagonally-dominant";
+    case MatrixKind::Singular: return "singular";
+  }
+  return "?";
+}
+
+enum class Variant { BatchedThread, BatchedTeam, BatchedKokkosKernels, DenseBlocked };
+
+inline Variant parse_variant(const std::string& name) {
+  if (name == "batched-thread") return Variant::BatchedThread;
+  if (name == "batched-team") return Variant::BatchedTeam;
+  if (name == "batched-kokkos-kernels") return Variant::BatchedKokkosKernels;
+  if (name == "dense-blocked") return Variant::DenseBlocked;
+  throw std::invalid_argument("solver: unknown variant '" + name + "'");
+}
+
+// LAPACK's acceptance threshold for the scaled residual ||Ax - b|| / (||A|| ||x|| n eps).
+inline constexpr double kResidualThreshold = 10.0;
+// Systems also factored by the host reference LU (to tell singular systems the kernel missed):
+// as many as fit in this many n^3 operations.
+inline constexpr double kReferenceLuBudget = 1e9;
+
+// batched-team keeps [A | b] of one system in team scratch: level 0 (on-chip on GPUs) while it
+// fits, else level 1; beyond the level-1 limit the variant refuses the size.
+template <class Scalar, class Space>
+using ScratchMatrix = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::scratch_memory_space,
+                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+template <class Scalar, class Space>
+std::size_t team_scratch_bytes(std::size_t n) {
+  return ScratchMatrix<Scalar, Space>::shmem_size(n, n + 1);
+}
+
+template <class Space>
+std::size_t team_scratch_limit(int level) {
+  return static_cast<std::size_t>(Kokkos::TeamPolicy<Space>::scratch_size_max(level));
+}
+
+template <class Scalar, class Space>
+std::size_t largest_team_system(int level) {
+  std::size_t n = static_cast<std::size_t>(std::sqrt(static_cast<double>(team_scratch_limit<Space>(level)) / sizeof(Scalar)));
+  while (n > 0 && team_scratch_bytes<Scalar, Space>(n) > team_scratch_limit<Space>(level)) --n;
+  return n;
+}
+
+template <class Space>
+std::string team_scratch_summary() {
+  std::ostringstream s;
+  s << space_name<Space>() << ": level 0 " << team_scratch_limit<Space>(0) / 1024 << " KiB (n <= "
+    << largest_team_system<double, Space>(0) << "), level 1 " << team_scratch_limit<Space>(1) / (1024 * 1024)
+    << " MiB (n <= " << largest_team_system<double, Space>(1) << ")";
+  return s.str();
+}
+
+template <class Scalar, class Space>
+class Kernel {
+ public:
+  using Device = Kokkos::Device<Space, typename Space::memory_space>;
+  // One system per thread: on GPUs the system index runs fastest, so neighbouring threads touch
+  // neighbouring addresses; on CPUs each thread's system is contiguous.
+  using BatchLayout = std::conditional_t<is_host_space<Space>(), Kokkos::LayoutRight, Kokkos::LayoutLeft>;
+  using BatchMatrices = Kokkos::View<Scalar***, BatchLayout, Device>;
+  using BatchVectors = Kokkos::View<Scalar**, BatchLayout, Device>;
+  using Matrix = Kokkos::View<Scalar**, Kokkos::LayoutRight, Device>;
+  using Vector = Kokkos::View<Scalar*, Device>;
+
+  Kernel(const Params& p, const std::string& variant, std::size_t n)
+      : params_(p),
+        variant_(parse_variant(variant)),
+        n_(n),
+        a_("A", p.systems, n, n),
+        b_("b", p.systems, n),
+        x_("x", p.systems, n),
+        info_("info", p.systems) {
+    switch (variant_) {
+      case Variant::BatchedThread:
+        batch_lu_ = BatchMatrices("solver::lu", p.systems, n, n);
+        batch_rhs_ = BatchVectors("solver::rhs", p.systems, n);
+        break;
+      case Variant::BatchedKokkosKernels:
+        if (!compat::kHasBatchedPivotingSolve)
+          throw std::invalid_argument(std::string("solver: batched-kokkos-kernels ") +
+                                      compat::kBatchedPivotingSolveRequirement);
+        batch_lu_ = BatchMatrices("solver::lu", p.systems, n, n);
+        batch_gesv_work_ = BatchMatrices("solver::gesv-work", p.systems, n, n + 4);
+        break;
+      case Variant::BatchedTeam:
+        if (team_scratch_bytes<Scalar, Space>(n) > team_scratch_limit<Space>(1)) {
+          std::ostringstream s;
+          s << "solver: batched-team keeps one " << n << " x " << n << " system and its right-hand side in team "
+            << "scratch, " << team_scratch_bytes<Scalar, Space>(n) << " bytes, but " << space_name<Space>()
+            << " gives a team at most " << team_scratch_limit<Space>(1) << " bytes (n <= "
+            << largest_team_system<Scalar, Space>(1) << " in " << (sizeof(Scalar) == 4 ? "float32" : "float64")
+            << "); use batched-thread or dense-blocked for larger systems";
+          throw std::invalid_argument(s.str());
+        }
+        break;
+      case Variant::DenseBlocked:
+        dense_lu_ = Matrix("solver::lu", n, n);
+        dense_rhs_ = Vector("solver::rhs", n);
+        pivots_ = Kokkos::View<int*, Device>("solver::pivots", n);
+        scale_ = Kokkos::View<Scalar, typename Space::memory_space>("solver::scale");
+        break;
+    }
+  }
+
+  std::vector<Transferable*> inputs() { return {&a_, &b_}; }
+  std::vector<Transferable*> outputs() { return {&x_, &info_}; }
+
+  void generate_inputs(std::uint64_t seed) {
+    const auto a = a_.host;
+    const auto b = b_.host;
+    const MatrixKind kind = params_.matrix;
+    for (std::size_t s = 0; s < params_.systems; ++s)
+      for (std::size_t i = 0; i < n_; ++i) {
+        for (std::size_t j = 0; j < n_; ++j) a(s, i, j) = static_cast<Scalar>(matrix_entry(kind, seed, n_, s, i, j));
+        b(s, i) = static_cast<Scalar>(rhs_entry(seed, n_, s, i));
+      }
+  }
+
+  void generate_inputs_on_device(const Space& space, std::uint64_t seed) {
+    const auto a = a_.device;
+    const auto b = b_.device;
+    const MatrixKind kind = params_.matrix;
+    const std::uint64_t n = n_;
+    Kokkos::parallel_for(
+        "solver::generate",
+        Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>>(space, {0, 0},
+                                                      {static_cast<std::int64_t>(params_.systems), std::int64_t(n)}),
+        KOKKOS_LAMBDA(const std::int64_t s, const std::int64_t i) {
+          for (std::uint64_t j = 0; j < n; ++j)
+            a(s, i, j) = static_cast<Scalar>(matrix_entry(kind, seed, n, std::uint64_t(s), std::uint64_t(i), j));
+          b(s, i) = static_cast<Scalar>(rhs_entry(seed, n, std::uint64_t(s), std::uint64_t(i)));
+        });
+  }
+
+  void compute(const Space& space) {
+    switch (variant_) {
+      case Variant::BatchedThread: batched_thread(space); break;
+      case Variant::BatchedTeam: batched_team(space); break;
+      case Variant::BatchedKokkosKernels: batched_kokkos_kernels(space); break;
+      case Variant::DenseBlocked:
+        for (std::size_t s = 0; s < params_.systems; ++s) dense_blocked(space, s);
+        break;
+    }
+  }
+
+  WorkEstimate work() const {
+    const double n = static_cast<double>(n_);
+    const double systems = static_cast<double>(params_.systems);
+    return {systems * (2.0 / 3.0 * n * n * n + 2.0 * n * n), static_cast<double>(a_.bytes() + b_.bytes()),
+            static_cast<double>(x_.bytes())};
+  }
+
+  Verification verify(std::optional<double> tolerance) const;
+
+  // Direct access for tests.
+  Field<Scalar***, Space>& matrices() { return a_; }
+  Field<Scalar**, Space>& rhs() { return b_; }
+  Field<Scalar**, Space>& solutions() { return x_; }
+  Field<int*, Space>& info() { return info_; }
+
+ private:
+  // A pivot at most n * eps * max|A| counts as zero: the system is singular to working precision.
+  Scalar tiny_factor() const { return static_cast<Scalar>(n_) * std::numeric_limits<Scalar>::epsilon(); }
+
+  void batched_thread(const Space& space) {
+    const auto a = a_.device;
+    const auto b = b_.device;
+    const auto x = x_.device;
+    const auto info = info_.device;
+    const auto lu = batch_lu_;
+    const auto rhs = batch_rhs_;
+    const int n = static_cast<int>(n_);
+    const Scalar tiny_factor = this->tiny_factor();
+    Kokkos::parallel_for(
+        "solver::batched-thread", Kokkos::RangePolicy<Space>(space, 0, params_.systems),
+        KOKKOS_LAMBDA(const std::size_t s) {
+          const auto m = Kokkos::subview(lu, s, Kokkos::ALL, Kokkos::ALL);
+          const auto r = Kokkos::subview(rhs, s, Kokkos::ALL);
+          Scalar scale = 0;
+          for (int i = 0; i < n; ++i) {
+            for (int j = 0; j < n; ++j) {
+              m(i, j) = a(s, i, j);
+              scale = compat::math::fabs(m(i, j)) > scale ? compat::math::fabs(m(i, j)) : scale;
+            }
+            r(i) = b(s, i);
+          }
+          const int result = lu_solve_one_thread(m, r, n, tiny_factor * scale);
+          info(s) = result;
+          for (int i = 0; i < n; ++i) x(s, i) = result == 0 ? r(i) : Scalar(0);
+        });
+  }
+
+  void batched_team(const Space& space) {
+    using Policy = Kokkos::TeamPolicy<Space>;
+    using Member = typename Policy::member_type;
+    using Scratch = ScratchMatrix<Scalar, Space>;
+    const auto a = a_.device;
+    const auto b = b_.device;
+    const auto x = x_.device;
+    const auto info = info_.device;
+    const int n = static_cast<int>(n_);
+    const Scalar tiny_factor = this->tiny_factor();
+    const std::size_t bytes = team_scratch_bytes<Scalar, Space>(n_);
+    const int level = bytes <= team_scratch_limit<Space>(0) ? 0 : 1;
+    // Rows go across the team's threads, columns across vector lanes (GPUs only).
+    const int lanes = is_host_space<Space>() ? 1 : n <= 8 ? 8 : n <= 16 ? 16 : 32;
+    Policy policy(space, static_cast<int>(params_.systems), Kokkos::AUTO, lanes);
+    policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
+    Kokkos::parallel_for(
+        "solver::batched-team", policy, KOKKOS_LAMBDA(const Member& team) {
+          const int s = team.league_rank();
+          const Scratch m(team.team_scratch(level), n, n + 1);
+          Scalar scale = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(team, n),
+              [&](const int i, Scalar& team_max) {
+                Scalar row_max = 0;
+                Kokkos::parallel_reduce(
+                    Kokkos::ThreadVectorRange(team, n),
+                    [&](const int j, Scalar& lane_max) {
+                      m(i, j) = a(s, i, j);
+                      const Scalar v = compat::math::fabs(m(i, j));
+                      if (v > lane_max) lane_max = v;
+                    },
+                    Kokkos::Max<Scalar>(row_max));
+                Kokkos::single(Kokkos::PerThread(team), [&]() { m(i, n) = b(s, i); });
+                if (row_max > team_max) team_max = row_max;
+              },
+              Kokkos::Max<Scalar>(scale));
+          team.team_barrier();
+          const int result = lu_solve_one_team(team, m, n, tiny_factor * scale);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n),
+                               [&](const int i) { x(s, i) = result == 0 ? m(i, n) : Scalar(0); });
+          Kokkos::single(Kokkos::PerTeam(team), [&]() { info(s) = result; });
+        });
+  }
+
+  void batched_kokkos_kernels(const Space& space) {
+    const auto a = a_.device;
+    const auto b = b_.device;
+    const auto x = x_.device;
+    const auto info = info_.device;
+    const auto lu = batch_lu_;
+    const auto work = batch_gesv_work_;
+    const int n = static_cast<int>(n_);
+    // Gesv scales each column to a largest entry of 1 before factoring.
+    const Scalar tiny = tiny_factor();
+    Kokkos::parallel_for(
+        "solver::batched-kokkos-kernels", Kokkos::RangePolicy<Space>(space, 0, params_.systems),
+        KOKKOS_LAMBDA(const std::size_t s) {
+          const auto m = Kokkos::subview(lu, s, Kokkos::ALL, Kokkos::ALL);
+          const auto w = Kokkos::subview(work, s, Kokkos::ALL, Kokkos::ALL);
+          const auto xs = Kokkos::subview(x, s, Kokkos::ALL);
+          const auto bs = Kokkos::subview(b, s, Kokkos::ALL);
+          for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j) m(i, j) = a(s, i, j);
+          const int failed = compat::batched_pivoting_solve(m, xs, bs, w);
+          // The factored, permuted matrix is w(:, 0:n): its first tiny diagonal entry names the column.
+          int result = 0;
+          for (int k = 0; k < n && result == 0; ++k)
+            if (!(compat::math::fabs(w(k, k)) > tiny)) result = k + 1;
+          if (failed != 0 && result == 0) result = 1;
+          info(s) = result;
+          if (result != 0)
+            for (int i = 0; i < n; ++i) xs(i) = Scalar(0);
+        });
+  }
+
+  // Right-looking blocked LU of system s with partial pivoting (LAPACK's getrf order): factor a
+  // panel of block_size columns, apply its row swaps to the rest, solve for the block row of U,
+  // update the trailing matrix with one gemm; then the two triangular solves.
+  void dense_blocked(const Space& space, std::size_t system) {
+    using Policy = Kokkos::TeamPolicy<Space>;
+    using Member = typename Policy::member_type;
+    using Cols = Kokkos::pair<int, int>;
+    const auto a = a_.device;
+    const auto b = b_.device;
+    const auto x = x_.device;
+    const auto info = info_.device;
+    const auto lu = dense_lu_;
+    const auto rhs = dense_rhs_;
+    const auto pivots = pivots_;
+    const auto scale = scale_;
+    const int n = static_cast<int>(n_);
+    const int s = static_cast<int>(system);
+    const Scalar tiny_factor = this->tiny_factor();
+
+    Kokkos::parallel_reduce(
+        "solver::dense-copy", Kokkos::RangePolicy<Space>(space, 0, n),
+        KOKKOS_LAMBDA(const int i, Scalar& largest) {
+          for (int j = 0; j < n; ++j) {
+            lu(i, j) = a(s, i, j);
+            const Scalar v = compat::math::fabs(lu(i, j));
+            if (v > largest) largest = v;
+          }
+          rhs(i) = b(s, i);
+          if (i == 0) info(s) = 0;
+        },
+        Kokkos::Max<Scalar, typename Space::memory_space>(scale));
+
+    for (int k0 = 0; k0 < n; k0 += params_.block_size) {
+      const int kb = std::min(params_.block_size, n - k0);
+      const int k1 = k0 + kb;
+      auto panel = KOKKOS_LAMBDA(const Member& team) {
+        if (info(s) != 0) return;
+        const Scalar tiny = tiny_factor * scale();
+        for (int j = k0; j < k1; ++j) {
+          using MaxLoc = Kokkos::MaxLoc<Scalar, int>;
+          typename MaxLoc::value_type pivot;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(team, j, n),
+              [&](const int i, typename MaxLoc::value_type& best) {
+                const Scalar v = compat::math::fabs(lu(i, j));
+                if (v > best.val) {
+                  best.val = v;
+                  best.loc = i;
+                }
+              },
+              MaxLoc(pivot));
+          if (!(pivot.val > tiny)) {
+            Kokkos::single(Kokkos::PerTeam(team), [&]() { info(s) = j + 1; });
+            return;
+          }
+          const int p = pivot.loc;
+          Kokkos::single(Kokkos::PerTeam(team), [&]() { pivots(j) = p; });
+          if (p != j) {
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, k0, k1), [&](const int c) {
+              const Scalar t = lu(j, c);
+              lu(j, c) = lu(p, c);
+              lu(p, c) = t;
+            });
+            team.team_barrier();
+          }
+          const Scalar inverse_pivot = Scalar(1) / lu(j, j);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j + 1, n), [&](const int i) {
+            const Scalar l = lu(i, j) * inverse_pivot;
+            lu(i, j) = l;
+            for (int c = j + 1; c < k1; ++c) lu(i, c) -= l * lu(j, c);
+          });
+          team.team_barrier();
+        }
+      };
+      Kokkos::parallel_for("solver::dense-panel", Policy(space, 1, whole_space_team(space, panel)), panel);
+
+      // The panel's row swaps, applied to every column outside it and to b.
+      Kokkos::parallel_for(
+          "solver::dense-swap", Kokkos::RangePolicy<Space>(space, 0, n - kb + 1), KOKKOS_LAMBDA(const int index) {
+            if (info(s) != 0) return;
+            const int c = index < k0 ? index : index + kb;
+            for (int j = k0; j < k1; ++j) {
+              const int p = pivots(j);
+              if (p == j) continue;
+              Scalar& upper = c < n ? lu(j, c) : rhs(j);
+              Scalar& lower = c < n ? lu(p, c) : rhs(p);
+              const Scalar t = upper;
+              upper = lower;
+              lower = t;
+            }
+          });
+      if (k1 == n) break;
+
+      // U12 = L11^-1 A12, one column per thread.
+      Kokkos::parallel_for(
+          "solver::dense-trsm", Kokkos::RangePolicy<Space>(space, k1, n), KOKKOS_LAMBDA(const int c) {
+            if (info(s) != 0) return;
+            for (int r = k0 + 1; r < k1; ++r) {
+              Scalar sum = lu(r, c);
+              for (int q = k0; q < r; ++q) sum -= lu(r, q) * lu(q, c);
+              lu(r, c) = sum;
+            }
+          });
+      // A22 -= L21 U12. After a zero pivot this computes with finite leftovers; nothing divides by it.
+      const auto l21 = Kokkos::subview(lu, Cols(k1, n), Cols(k0, k1));
+      const auto u12 = Kokkos::subview(lu, Cols(k0, k1), Cols(k1, n));
+      const auto a22 = Kokkos::subview(lu, Cols(k1, n), Cols(k1, n));
+      KokkosBlas::gemm("N", "N", Scalar(-1), l21, u12, Scalar(1), a22);
+    }
+
+    // L y = P b, then U x = y: one dot product (a team reduction) per row.
+    auto solves = KOKKOS_LAMBDA(const Member& team) {
+      if (info(s) != 0) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const int i) { x(s, i) = Scalar(0); });
+        return;
+      }
+      for (int i = 1; i < n; ++i) {
+        Scalar sum = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, i), [&](const int j, Scalar& acc) { acc += lu(i, j) * rhs(j); }, sum);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { rhs(i) -= sum; });
+        team.team_barrier();
+      }
+      for (int i = n - 1; i >= 0; --i) {
+        Scalar sum = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, i + 1, n), [&](const int j, Scalar& acc) { acc += lu(i, j) * rhs(j); },
+            sum);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { rhs(i) = (rhs(i) - sum) / lu(i, i); });
+        team.team_barrier();
+      }
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const int i) { x(s, i) = rhs(i); });
+    };
+    Kokkos::parallel_for("solver::dense-solves", Policy(space, 1, whole_space_team(space, solves)), solves);
+  }
+
+  // One team spanning the host's threads, or a large block on a GPU, for the sequential steps.
+  template <class Functor>
+  static int whole_space_team(const Space& space, const Functor& f) {
+    const int largest = Kokkos::TeamPolicy<Space>(space, 1, 1).team_size_max(f, Kokkos::ParallelForTag());
+    return std::max(1, std::min(largest, is_host_space<Space>() ? static_cast<int>(space.concurrency()) : 256));
+  }
+
+  Params params_;
+  Variant variant_;
+  std::size_t n_;
+  Field<Scalar***, Space> a_;
+  Field<Scalar**, Space> b_;
+  Field<Scalar**, Space> x_;
+  Field<int*, Space> info_;  // per system: 0, or the column + 1 of the first zero pivot (LAPACK's info)
+  BatchMatrices batch_lu_;
+  BatchVectors batch_rhs_;
+  BatchMatrices batch_gesv_work_;
+  Matrix dense_lu_;
+  Vector dense_rhs_;
+  Kokkos::View<int*, Device> pivots_;
+  Kokkos::View<Scalar, typename Space::memory_space> scale_;
+};
+
+// The residual of every system in long double from the original A and b (host mirrors), and a
+// host LU (host_lu.hpp) on as many systems as the budget allows, to catch a singular system the
+// kernel did not flag.
+template <class Scalar, class Space>
+Verification Kernel<Scalar, Space>::verify(std::optional<double> tolerance) const {
+  Verification v;
+  v.checked = true;
+  v.tolerance = tolerance.value_or(kResidualThreshold);
+  const auto a = a_.host;
+  const auto b = b_.host;
+  const auto x = x_.host;
+  const auto info = info_.host;
+  const std::size_t n = n_;
+  const long double eps = std::numeric_limits<Scalar>::epsilon();
+  const double n3 = static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+  // None for one large system: a serial host LU of n = 10000 would take longer than the solve.
+  const std::size_t reference_systems =
+      std::min(params_.systems, static_cast<std::size_t>(kReferenceLuBudget / n3));
+  std::size_t singular = 0, inaccurate = 0;
+  std::string first_problem;
+  auto note = [&](const std::string& problem) {
+    if (first_problem.empty()) first_problem = problem;
+  };
+  std::vector<double> ref_a(n * n), ref_b(n);
+  for (std::size_t s = 0; s < params_.systems; ++s) {
+    if (info(s) != 0) {
+      ++singular;
+      note("system " + std::to_string(s) + " is singular: zero pivot in column " + std::to_string(info(s) - 1));
+      continue;
+    }
+    long double norm_a = 0, norm_x = 0, norm_r = 0;
+    std::size_t worst_row = 0;
+    long double worst_ax = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      long double ax = 0, row = 0;
+      for (std::size_t j = 0; j < n; ++j) {
+        ax += static_cast<long double>(a(s, i, j)) * static_cast<long double>(x(s, j));
+        row += std::fabs(static_cast<long double>(a(s, i, j)));
+      }
+      const long double r = std::fabs(ax - static_cast<long double>(b(s, i)));
+      norm_a = std::max(norm_a, row);
+      norm_x = std::max(norm_x, std::fabs(static_cast<long double>(x(s, i))));
+      if (!(r <= norm_r)) norm_r = r, worst_row = i, worst_ax = ax;  // NaN-safe: a NaN becomes the worst
+    }
+    const long double denominator = norm_a * norm_x * static_cast<long double>(n) * eps;
+    const double scaled = denominator > 0 ? static_cast<double>(norm_r / denominator) : (norm_r == 0 ? 0.0 : INFINITY);
+    v.max_abs_error = std::max(v.max_abs_error, static_cast<double>(norm_r));
+    v.max_rel_error = std::max(v.max_rel_error, std::isnan(scaled) ? INFINITY : scaled);
+    if (!(scaled < v.tolerance)) {
+      ++inaccurate;
+      std::ostringstream m;
+      m.precision(17);
+      m << "system " << s << ": scaled residual " << scaled << ", largest in row " << worst_row << ": (Ax)["
+        << worst_row << "] = " << static_cast<double>(worst_ax) << ", b[" << worst_row << "] = " << b(s, worst_row);
+      note(m.str());
+      continue;
+    }
+    if (s < reference_systems) {
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < n; ++j) ref_a[i * n + j] = static_cast<double>(a(s, i, j));
+        ref_b[i] = static_cast<double>(b(s, i));
+      }
+      if (const auto column = host_lu_solve(ref_a, ref_b, n)) {
+        ++singular;
+        note("system " + std::to_string(s) + " is singular (host reference LU: zero pivot in column " +
+             std::to_string(*column) + ") but the kernel reported no zero pivot");
+      }
+    }
+  }
+  v.passed = singular == 0 && inaccurate == 0;
+  v.reference = "scaled residual ||Ax-b||/(||A|| ||x|| n eps) in long double from the original A and b; host LU on " +
+                std::to_string(reference_systems) + " of " + std::to_string(params_.systems) + " systems";
+  std::ostringstream summary;
+  summary << params_.systems << " systems of order " << n << " checked; max scaled residual " << v.max_rel_error
+          << " (threshold " << v.tolerance << ")";
+  if (singular > 0) summary << "; " << singular << " singular";
+  if (inaccurate > 0) summary << "; " << inaccurate << " above the threshold";
+  if (!first_problem.empty()) summary << "; first: " << first_problem;
+  v.detail = summary.str();
+  return v;
+}
+
+struct SolverWorkload {
+  static constexpr const char* name = "solver";
+  static constexpr const char* summary = "N dense systems A x = b by LU with partial pivoting (seed 001, Example 1)";
+  static constexpr const char* size_meaning = "order n of each system (A is n x n; key `systems` sets how many)";
+  using Params = solver::Params;
+  template <class Scalar, class Space>
+  using Kernel = solver::Kernel<Scalar, Space>;
+
+  static std::vector<VariantInfo> variants() {
+    std::string limits;
+    for_each_space([&](auto tag) {
+      limits += (limits.empty() ? "" : "; ") + team_scratch_summary<typename decltype(tag)::type>();
+    });
+    return {
+        {"batched-thread", "one thread per system, LU with partial pivoting on its own slice of a work View", ""},
+        {"batched-team",
+         "one team per system, [A | b] in team scratch, pivot search as a team MaxLoc reduction; scratch per team "
+         "(float64): " + limits,
+         ""},
+        {"batched-kokkos-kernels", "one thread per system, KokkosBatched::SerialGesv (static pivoting)",
+         compat::kHasBatchedPivotingSolve ? "" : compat::kBatchedPivotingSolveRequirement},
+        {"dense-blocked",
+         "right-looking blocked LU with partial pivoting, trailing update by KokkosBlas::gemm, then the two "
+         "triangular solves; systems solved one after another",
+         ""},
+    };
+  }
+
+  // Inputs and outputs, plus the largest work space of any variant (the check does not know which runs).
+  static std::size_t footprint_bytes(const Params& p, std::size_t n, std::size_t scalar_bytes) {
+    const std::size_t per_system = n * n + 2 * n;  // A, b, x
+    const std::size_t batch_work = compat::kHasBatchedPivotingSolve ? 2 * n * n + 4 * n : n * n + n;
+    return p.systems * ((per_system + batch_work) * scalar_bytes + sizeof(int));
+  }
+
+  static std::vector<std::pair<std::string, std::string>> describe(const Params& p) {
+    return {{"systems", std::to_string(p.systems)},
+            {"matrix", to_string(p.matrix)},
+            {"block_size", std::to_string(p.block_size)}};
+  }
+
+  static Params parse(MapReader& r) {
+    Params p;
+    if (auto s = r.integer("systems", 1, 1000000000)) p.systems = static_cast<std::size_t>(*s);
+    if (auto m = r.choice("matrix", {"random", "diagonally-dominant", "singular"}))
+      p.matrix = *m == "random" ? MatrixKind::Random
+                 : *m == "singular" ? MatrixKind::Singular
+                                    : MatrixKind::DiagonallyDominant;
+    if (auto b = r.integer("block_size", 1, 4096)) p.block_size = static_cast<int>(*b);
+    return p;
+  }
+};
+
+}  // namespace miniapp::solver

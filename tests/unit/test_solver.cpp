@@ -1,0 +1,258 @@
+#include "miniapp/workloads/solver/solver.hpp"
+
+#include "miniapp/core/deck.hpp"
+#include "space_types.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace miniapp;
+
+template <class Space>
+class SolverTest : public ::testing::Test {};
+TYPED_TEST_SUITE(SolverTest, miniapp::testing::SpaceTypes, miniapp::testing::SpaceNames);
+
+namespace {
+
+std::vector<std::string> runnable_variants() {
+  std::vector<std::string> names;
+  for (const VariantInfo& v : solver::SolverWorkload::variants())
+    if (v.unavailable_reason.empty()) names.push_back(v.name);
+  return names;
+}
+
+template <class Scalar, class Space>
+void run_once(solver::Kernel<Scalar, Space>& k) {
+  for (Transferable* f : k.inputs()) f->copy_to_device();
+  Space space;
+  k.compute(space);
+  space.fence();
+  for (Transferable* f : k.outputs()) f->copy_to_host();
+}
+
+template <class Space>
+std::vector<MirrorPolicy> policies_for() {
+  std::vector<MirrorPolicy> out;
+  for (MirrorPolicy p : kAllMirrorPolicies)
+    if (p != MirrorPolicy::Host || is_host_space<Space>()) out.push_back(p);
+  return out;
+}
+
+MeasurementSpec spec_for(MirrorPolicy policy) {
+  MeasurementSpec s;
+  s.policy = policy;
+  s.warmup = 1;
+  s.repetitions = 2;
+  s.seed = 77;
+  return s;
+}
+
+solver::Params params(std::size_t systems, int block_size = 4,
+                      solver::MatrixKind kind = solver::MatrixKind::Random) {
+  solver::Params p;
+  p.systems = systems;
+  p.block_size = block_size;
+  p.matrix = kind;
+  return p;
+}
+
+}  // namespace
+
+// A system whose first column is zero on the diagonal needs a row swap; x = (1, 2, 3).
+TYPED_TEST(SolverTest, KnownSystemThatNeedsPivoting) {
+  using Space = TypeParam;
+  const double a[3][3] = {{0, 2, 1}, {1, 1, 1}, {4, 0, 3}};
+  const double x_expected[3] = {1, 2, 3};
+  for (const std::string& variant : runnable_variants()) {
+    solver::Kernel<double, Space> k(params(2, 2), variant, 3);
+    for (std::size_t s = 0; s < 2; ++s)
+      for (int i = 0; i < 3; ++i) {
+        double bi = 0;
+        for (int j = 0; j < 3; ++j) {
+          k.matrices().host(s, i, j) = a[i][j] * (s + 1);
+          bi += a[i][j] * (s + 1) * x_expected[j];
+        }
+        k.rhs().host(s, i) = bi;
+      }
+    run_once(k);
+    for (std::size_t s = 0; s < 2; ++s) {
+      EXPECT_EQ(k.info().host(s), 0) << variant;
+      for (int i = 0; i < 3; ++i) EXPECT_NEAR(k.solutions().host(s, i), x_expected[i], 1e-12) << variant << " x" << i;
+    }
+    EXPECT_TRUE(k.verify(std::nullopt).passed) << variant;
+  }
+}
+
+TYPED_TEST(SolverTest, EveryVariantVerifiesUnderEveryPolicyAndTheyAgree) {
+  using Space = TypeParam;
+  const std::size_t n = 19;  // not a multiple of the block size
+  for (const std::string& variant : runnable_variants()) {
+    for (MirrorPolicy policy : policies_for<Space>()) {
+      for (auto kind : {solver::MatrixKind::Random, solver::MatrixKind::DiagonallyDominant}) {
+        solver::Kernel<double, Space> k(params(5, 4, kind), variant, n);
+        const Measurement m = measure(k, Space(), spec_for(policy));
+        EXPECT_TRUE(m.verification.passed) << variant << " " << to_string(policy) << ": " << m.verification.detail;
+        // Same inputs: every variant must find the same x, up to rounding.
+        solver::Kernel<double, Space> reference(params(5, 4, kind), "batched-thread", n);
+        measure(reference, Space(), spec_for(MirrorPolicy::AllResident));
+        for (std::size_t s = 0; s < 5; ++s)
+          for (std::size_t i = 0; i < n; ++i)
+            EXPECT_NEAR(k.solutions().host(s, i), reference.solutions().host(s, i),
+                        1e-9 * (1 + std::abs(reference.solutions().host(s, i))))
+                << variant << " system " << s << " x" << i;
+      }
+    }
+  }
+}
+
+TYPED_TEST(SolverTest, SinglePrecisionPasses) {
+  using Space = TypeParam;
+  for (const std::string& variant : runnable_variants()) {
+    solver::Kernel<float, Space> k(params(3, 8), variant, 40);
+    const Measurement m = measure(k, Space(), spec_for(MirrorPolicy::InputsResident));
+    EXPECT_TRUE(m.verification.passed) << variant << ": " << m.verification.detail;
+  }
+}
+
+TYPED_TEST(SolverTest, SingularSystemIsReportedWithItsColumnNeverPassed) {
+  using Space = TypeParam;
+  for (const std::string& variant : runnable_variants()) {
+    solver::Kernel<double, Space> k(params(4, 4), variant, 12);
+    k.generate_inputs(5);
+    // System 2: column 3 zero, so the elimination meets a zero pivot exactly there.
+    for (int i = 0; i < 12; ++i) k.matrices().host(2, i, 3) = 0;
+    run_once(k);
+    EXPECT_EQ(k.info().host(2), 4) << variant;
+    for (std::size_t s : {0, 1, 3}) EXPECT_EQ(k.info().host(s), 0) << variant << " system " << s;
+    for (int i = 0; i < 12; ++i) EXPECT_TRUE(std::isfinite(k.solutions().host(2, i))) << variant;
+    const Verification v = k.verify(std::nullopt);
+    EXPECT_FALSE(v.passed) << variant;
+    EXPECT_NE(v.detail.find("system 2 is singular: zero pivot in column 3"), std::string::npos) << v.detail;
+  }
+}
+
+TYPED_TEST(SolverTest, SingularGeneratorFailsEverySystem) {
+  using Space = TypeParam;
+  for (const std::string& variant : runnable_variants()) {
+    solver::Kernel<double, Space> k(params(3, 4, solver::MatrixKind::Singular), variant, 10);
+    const Measurement m = measure(k, Space(), spec_for(MirrorPolicy::AllResident));
+    EXPECT_FALSE(m.verification.passed) << variant;
+    EXPECT_NE(m.verification.detail.find("3 singular"), std::string::npos) << m.verification.detail;
+    EXPECT_NE(m.verification.detail.find("system 0 is singular"), std::string::npos) << m.verification.detail;
+  }
+}
+
+TYPED_TEST(SolverTest, CorruptedSolutionFailsAndNamesTheSystem) {
+  using Space = TypeParam;
+  solver::Kernel<double, Space> k(params(4), "batched-thread", 16);
+  k.generate_inputs(3);
+  run_once(k);
+  ASSERT_TRUE(k.verify(std::nullopt).passed);
+  k.solutions().host(3, 7) += 1e-6;
+  const Verification v = k.verify(std::nullopt);
+  EXPECT_FALSE(v.passed);
+  EXPECT_NE(v.detail.find("system 3: scaled residual"), std::string::npos) << v.detail;
+  EXPECT_NE(v.detail.find("largest in row"), std::string::npos) << v.detail;
+}
+
+// A singular but consistent system (b = A * ones) whose x has a tiny residual: only the host
+// reference LU can tell the kernel should have flagged it.
+TYPED_TEST(SolverTest, UnflaggedSingularSystemIsCaughtByTheHostReference) {
+  using Space = TypeParam;
+  const std::size_t n = 6;
+  solver::Kernel<double, Space> k(params(1, 4, solver::MatrixKind::Singular), "batched-thread", n);
+  k.generate_inputs(1);
+  for (std::size_t i = 0; i < n; ++i) {
+    double row_sum = 0;
+    for (std::size_t j = 0; j < n; ++j) row_sum += k.matrices().host(0, i, j);
+    k.rhs().host(0, i) = row_sum;
+    k.solutions().host(0, i) = 1.0;
+  }
+  k.info().host(0) = 0;  // as if the kernel had missed the zero pivot
+  const Verification v = k.verify(std::nullopt);
+  EXPECT_FALSE(v.passed);
+  EXPECT_NE(v.detail.find("host reference LU"), std::string::npos) << v.detail;
+}
+
+TYPED_TEST(SolverTest, InputsGeneratedOnTheDeviceEqualHostGeneratedOnes) {
+  using Space = TypeParam;
+  solver::Kernel<float, Space> on_host(params(3), "batched-team", 7), on_device(params(3), "batched-team", 7);
+  MeasurementSpec spec = spec_for(MirrorPolicy::InputsResident);
+  measure(on_host, Space(), spec);
+  spec.generate = Generation::Device;
+  const Measurement md = measure(on_device, Space(), spec);
+  EXPECT_TRUE(md.verification.passed) << md.verification.detail;
+  for (std::size_t s = 0; s < 3; ++s)
+    for (std::size_t i = 0; i < 7; ++i) {
+      ASSERT_EQ(on_host.rhs().host(s, i), on_device.rhs().host(s, i));
+      for (std::size_t j = 0; j < 7; ++j) ASSERT_EQ(on_host.matrices().host(s, i, j), on_device.matrices().host(s, i, j));
+    }
+}
+
+TYPED_TEST(SolverTest, ComputeLeavesInputsUnchanged) {
+  using Space = TypeParam;
+  for (const std::string& variant : runnable_variants()) {
+    solver::Kernel<double, Space> k(params(2), variant, 9);
+    k.generate_inputs(11);
+    const auto a0 = Kokkos::create_mirror(k.matrices().host);
+    Kokkos::deep_copy(a0, k.matrices().host);
+    run_once(k);
+    run_once(k);
+    for (Transferable* f : k.inputs()) f->copy_to_host();
+    for (std::size_t s = 0; s < 2; ++s)
+      for (std::size_t i = 0; i < 9; ++i)
+        for (std::size_t j = 0; j < 9; ++j) ASSERT_EQ(k.matrices().host(s, i, j), a0(s, i, j)) << variant;
+    EXPECT_TRUE(k.verify(std::nullopt).passed) << variant;
+  }
+}
+
+TYPED_TEST(SolverTest, TeamVariantRefusesSystemsBeyondTheScratchLimitNamingIt) {
+  using Space = TypeParam;
+  const std::size_t too_large = solver::largest_team_system<double, Space>(1) + 1;
+  try {
+    solver::Kernel<double, Space> k(params(1), "batched-team", too_large);
+    FAIL() << "no error for n = " << too_large;
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("team scratch"), std::string::npos) << what;
+    EXPECT_NE(what.find(std::to_string(solver::team_scratch_limit<Space>(1))), std::string::npos) << what;
+  }
+}
+
+TYPED_TEST(SolverTest, WorkEstimate) {
+  solver::Kernel<double, TypeParam> k(params(3), "batched-thread", 10);
+  const WorkEstimate w = k.work();
+  EXPECT_DOUBLE_EQ(w.flops, 3 * (2.0 / 3.0 * 1000 + 2 * 100));
+  EXPECT_DOUBLE_EQ(w.bytes_read, 3.0 * (100 + 10) * sizeof(double));
+  EXPECT_DOUBLE_EQ(w.bytes_written, 3.0 * 10 * sizeof(double));
+}
+
+TEST(SolverDeck, KeysParsedAndBadValuesRejected) {
+  const DeckResult ok = load_deck_text(
+      "cases:\n  - workload: solver\n    sizes: 8\n    systems: 100\n    matrix: diagonally-dominant\n"
+      "    block_size: 32\n",
+      "ok.yaml", {});
+  ASSERT_TRUE(ok.deck.has_value());
+  const auto& p = std::any_cast<const solver::Params&>(ok.deck->cases[0].params);
+  EXPECT_EQ(p.systems, 100u);
+  EXPECT_EQ(p.matrix, solver::MatrixKind::DiagonallyDominant);
+  EXPECT_EQ(p.block_size, 32);
+  for (const char* bad : {"    systems: 0\n", "    matrix: hilbert\n", "    block_size: -1\n"}) {
+    const DeckResult r =
+        load_deck_text(std::string("cases:\n  - workload: solver\n    sizes: 8\n") + bad, "bad.yaml", {});
+    EXPECT_FALSE(r.deck.has_value()) << bad;
+  }
+}
+
+TEST(SolverDeck, KokkosKernelsVariantIsRefusedWhereUnavailable) {
+  const DeckResult r = load_deck_text(
+      "cases:\n  - workload: solver\n    variant: batched-kokkos-kernels\n    sizes: 8\n", "kk.yaml", {});
+  EXPECT_EQ(r.deck.has_value(), compat::kHasBatchedPivotingSolve);
+  if (!compat::kHasBatchedPivotingSolve) {
+    ASSERT_FALSE(r.diagnostics.all().empty());
+    EXPECT_NE(r.diagnostics.all().front().message.find("unavailable in this build"), std::string::npos);
+  }
+}
