@@ -20,6 +20,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -70,7 +71,14 @@ class RegisteredWorkload final : public Workload {
   }
   std::size_t footprint_bytes(const MeasurementSpec& spec, const std::any& params) const override {
     const std::size_t scalar = spec.precision == Precision::Float32 ? sizeof(float) : sizeof(double);
-    return W::footprint_bytes(std::any_cast<const typename W::Params&>(params), spec.size, scalar);
+    const auto& p = std::any_cast<const typename W::Params&>(params);
+    // Workloads whose variants lay out different arrays (matrix: elementwise vs gemm) may take
+    // the variant too: footprint_bytes(params, variant, size, scalar_bytes).
+    if constexpr (std::is_invocable_v<decltype(&W::footprint_bytes), const typename W::Params&, const std::string&,
+                                      std::size_t, std::size_t>)
+      return W::footprint_bytes(p, spec.variant, spec.size, scalar);
+    else
+      return W::footprint_bytes(p, spec.size, scalar);
   }
 
   Measurement run(const MeasurementSpec& spec, const std::any& params) const override {

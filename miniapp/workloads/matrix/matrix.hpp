@@ -379,12 +379,12 @@ struct MatrixWorkload {
             {"gemm-kokkos-kernels", "KokkosBlas::gemm (the vendor BLAS where Kokkos Kernels was built with it)", ""}};
   }
 
-  // Cases may mix variants, so the larger of the two layouts is what must fit.
-  static std::size_t footprint_bytes(const Params& p, std::size_t size, std::size_t scalar_bytes) {
-    const std::size_t elementwise = 3 * static_cast<std::size_t>(p.rows) * size;
+  static std::size_t footprint_bytes(const Params& p, const std::string& variant, std::size_t size,
+                                     std::size_t scalar_bytes) {
+    if (parse_variant(variant) == Variant::Elementwise)
+      return 3 * static_cast<std::size_t>(p.rows) * size * scalar_bytes;
     const GemmShape s = gemm_shape(p, size);
-    const std::size_t gemm = s.m * s.k + s.k * s.n + (p.beta != 0.0 ? 2 : 1) * s.m * s.n;
-    return std::max(elementwise, gemm) * scalar_bytes;
+    return (s.m * s.k + s.k * s.n + (p.beta != 0.0 ? 2 : 1) * s.m * s.n) * scalar_bytes;
   }
 
   static std::vector<std::pair<std::string, std::string>> describe(const Params& p) {
@@ -413,9 +413,19 @@ struct MatrixWorkload {
     if (auto m = r.integer("m", 1, max_extent)) p.m = static_cast<std::size_t>(*m);
     if (auto n = r.integer("n", 1, max_extent)) p.n = static_cast<std::size_t>(*n);
     if (auto k = r.integer("k", 1, max_extent)) p.k = static_cast<std::size_t>(*k);
-    const double any = -std::numeric_limits<double>::infinity();
-    if (auto alpha = r.real("alpha", any)) p.alpha = *alpha;
-    if (auto beta = r.real("beta", any)) p.beta = *beta;
+    // alpha and beta may be negative or zero, which MapReader::real (a lower bound) cannot say.
+    auto finite = [&r](const std::string& key) -> std::optional<double> {
+      const YAML::Node n = r.node(key);
+      if (!n.IsDefined()) return std::nullopt;
+      const std::optional<double> v = as_real(n);
+      if (!v || !std::isfinite(*v)) {
+        r.diagnostics().error(n, r.key_path(key), "found " + describe_node(n) + ", expected a finite number");
+        return std::nullopt;
+      }
+      return v;
+    };
+    if (auto alpha = finite("alpha")) p.alpha = *alpha;
+    if (auto beta = finite("beta")) p.beta = *beta;
     for (auto [key, target] : {std::pair{"tile_m", &p.tile_m}, std::pair{"tile_n", &p.tile_n}}) {
       if (auto t = r.integer(key, kTileMultiple, 1024)) {
         if (*t % kTileMultiple != 0)
