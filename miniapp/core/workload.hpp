@@ -6,9 +6,9 @@
 // W provides: static constexpr const char* name, summary, size_meaning; static
 // std::vector<VariantInfo> variants(); struct Params; static Params parse(MapReader&) for its
 // own deck keys; static std::vector<std::pair<std::string, std::string>> describe(const Params&)
-// listing every parameter with its value in effect (for the resolved deck in the results); static std::size_t footprint_bytes(params, size, scalar_bytes)
-// or, where the footprint depends on the variant or the space, static Footprint footprint(params,
-// const MeasurementSpec&); and
+// listing every parameter with its value in effect (for the resolved deck in the results);
+// static std::size_t footprint_bytes(params, size, scalar_bytes) or, where the footprint depends
+// on the variant or the space, static Footprint footprint(params, const MeasurementSpec&); and
 // template <class Scalar, class Space> class Kernel, constructed as Kernel(params, variant, size),
 // meeting the requirements listed in harness.hpp. The registry instantiates the kernel for every
 // compiled space and both precisions.

@@ -1,0 +1,147 @@
+#pragma once
+// C = alpha*A*B + beta*C0, the hand-tuned form: one team per TM x TN tile of C. For each TK-deep
+// slice of K the team packs alpha*A and B into scratch as register-block panels (zero-padded
+// past the matrix edges, so the micro-kernel has no bounds checks), then each thread multiplies
+// RM x RN blocks of C held in registers, with k outermost and contiguous loads of RN values of B
+// that the compiler vectorizes.
+//
+// The same kernel runs on every space; only the tile sizes, the team size and the order of the
+// packed panels differ (per-space defaults in default_tiles()):
+// - host: one thread per team; each panel is contiguous over its whole k range, so a B panel
+//   stays in L1 while the thread sweeps the A panels of the tile (the GotoBLAS packing);
+// - GPU: one thread per register block; panels interleaved k-major, so the threads of a warp
+//   read consecutive scratch words (no bank conflicts) while they share a k.
+
+#include "miniapp/core/spaces.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace miniapp::matrix {
+
+struct TileShape {
+  int m = 0, n = 0, k = 0;
+};
+
+// Tile sizes in the deck must be multiples of this, so any register block below divides them.
+inline constexpr int kTileMultiple = 8;
+
+// Rows x columns of C one thread keeps in registers. For float64 on SSE2 (what -O3 alone
+// targets on x86-64) 4 x 4 is 8 accumulator registers of 16, the rest hold A and B; 4 x 8 and
+// 8 x 4 spill and measured slower.
+template <class Scalar>
+struct RegisterBlock {
+  static constexpr int rows = 4;
+  static constexpr int cols = sizeof(Scalar) == 4 ? 8 : 4;
+};
+
+template <class Space>
+TileShape default_tiles() {
+  // Host: both packed slices, (128 + 256) x 128 float64 = 384 KiB, stay in a core's L2 (512 KiB
+  // on the development machine's Zen 3), one B panel (TK x RN, 4 KiB) in L1; measured best of
+  // 64..256 x 128..256 x 128..512 at M = N = K = 1024.
+  // GPU: 256 lanes per team, (64 + 64) x 16 scalars of scratch.
+  if (is_host_space<Space>()) return {128, 256, 128};
+  return {64, 64, 16};
+}
+
+template <class Scalar, class Space, class AView, class BView, class CView, class C0View>
+void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const AView& A, const BView& B,
+                Scalar beta, const C0View& C0, const CView& C) {
+  constexpr int RM = RegisterBlock<Scalar>::rows;
+  constexpr int RN = RegisterBlock<Scalar>::cols;
+  using Policy = Kokkos::TeamPolicy<Space>;
+  using Member = typename Policy::member_type;
+  using Scratch = Kokkos::View<Scalar*, typename Space::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  const int M = static_cast<int>(A.extent(0));
+  const int K = static_cast<int>(A.extent(1));
+  const int N = static_cast<int>(B.extent(1));
+  const int TM = tiles.m, TN = tiles.n, TK = tiles.k;
+  if (TM % RM != 0 || TN % RN != 0 || TK < 1)
+    throw std::invalid_argument("gemm-tiled: tile " + std::to_string(TM) + " x " + std::to_string(TN) +
+                                " is not a multiple of the register block");
+  const int tiles_n = (N + TN - 1) / TN;
+  const int league = ((M + TM - 1) / TM) * tiles_n;
+  const int a_panels = TM / RM, b_panels = TN / RN;
+  const int blocks = a_panels * b_panels;
+
+  const bool host = is_host_space<Space>();
+  // GPU: 8 lanes per thread, one lane per register block up to 256 lanes.
+  const int vector_length = host ? 1 : 8;
+  const int team_size = host ? 1 : std::max(1, std::min(blocks, 256) / vector_length);
+  // Element (panel, kk, within) of a packed slice lives at panel * panel_stride + kk * k_stride + within.
+  const int a_panel_stride = host ? TK * RM : RM, a_k_stride = host ? RM : TM;
+  const int b_panel_stride = host ? TK * RN : RN, b_k_stride = host ? RN : TN;
+
+  const std::size_t bytes = Scratch::shmem_size(TM * TK) + Scratch::shmem_size(TN * TK);
+  Policy policy(space, league, team_size, vector_length);
+  const int level = bytes <= static_cast<std::size_t>(policy.scratch_size_max(0)) ? 0 : 1;
+  policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
+  const bool read_c0 = beta != Scalar(0);
+
+  Kokkos::parallel_for(
+      "matrix::gemm-tiled", policy, KOKKOS_LAMBDA(const Member& team) {
+        const int tile_i = team.league_rank() / tiles_n * TM;
+        const int tile_j = team.league_rank() % tiles_n * TN;
+        Scratch a_slice(team.team_scratch(level), TM * TK);
+        Scratch b_slice(team.team_scratch(level), TN * TK);
+        Scalar* const ap = a_slice.data();
+        Scalar* const bp = b_slice.data();
+        for (int k0 = 0; k0 < K; k0 += TK) {
+          // Rows over threads, contiguous columns over vector lanes: coalesced reads on a GPU, plain
+          // nested loops on the host (a flat index would cost a division per element there).
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TM), [&](const int r) {
+            const int i = tile_i + r;
+            Scalar* const row = ap + (r / RM) * a_panel_stride + r % RM;
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, TK), [&](const int kk) {
+              const int k = k0 + kk;
+              row[kk * a_k_stride] = (i < M && k < K) ? alpha * A(i, k) : Scalar(0);
+            });
+          });
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TK), [&](const int kk) {
+            const int k = k0 + kk;
+            Scalar* const row = bp + kk * b_k_stride;
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, TN), [&](const int c) {
+              const int j = tile_j + c;
+              row[(c / RN) * b_panel_stride + c % RN] = (k < K && j < N) ? B(k, j) : Scalar(0);
+            });
+          });
+          team.team_barrier();
+          const int depth = K - k0 < TK ? K - k0 : TK;
+          const bool first = k0 == 0;
+          // A panels vary fastest: on the host one B panel is reused from L1 across the tile's
+          // A panels; on a GPU neighbouring threads read neighbouring A panels.
+          Kokkos::parallel_for(Kokkos::TeamVectorRange(team, blocks), [&](const int block) {
+            const int p = block % a_panels, q = block / a_panels;
+            const Scalar* a = ap + p * a_panel_stride;
+            const Scalar* b = bp + q * b_panel_stride;
+            Scalar acc[RM][RN] = {};
+            for (int kk = 0; kk < depth; ++kk) {
+              Scalar a_col[RM], b_row[RN];
+              for (int r = 0; r < RM; ++r) a_col[r] = a[r];
+              for (int c = 0; c < RN; ++c) b_row[c] = b[c];
+              for (int r = 0; r < RM; ++r)
+                for (int c = 0; c < RN; ++c) acc[r][c] += a_col[r] * b_row[c];
+              a += a_k_stride;
+              b += b_k_stride;
+            }
+            const int i0 = tile_i + p * RM, j0 = tile_j + q * RN;
+            const int rows = M - i0 < RM ? M - i0 : RM;
+            const int cols = N - j0 < RN ? N - j0 : RN;
+            for (int r = 0; r < rows; ++r) {
+              for (int c = 0; c < cols; ++c) {
+                // The first slice starts C from beta*C0 (not read at all when beta is 0, as in BLAS).
+                const Scalar start = first ? (read_c0 ? beta * C0(i0 + r, j0 + c) : Scalar(0)) : C(i0 + r, j0 + c);
+                C(i0 + r, j0 + c) = start + acc[r][c];
+              }
+            }
+          });
+          team.team_barrier();
+        }
+      });
+}
+
+}  // namespace miniapp::matrix

@@ -1,0 +1,291 @@
+#include "miniapp/core/deck.hpp"
+#include "miniapp/workloads/matrix/matrix.hpp"
+
+#include "space_types.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace miniapp;
+
+template <class Space>
+class MatrixTest : public ::testing::Test {};
+TYPED_TEST_SUITE(MatrixTest, miniapp::testing::SpaceTypes, miniapp::testing::SpaceNames);
+
+namespace {
+
+const std::vector<std::string> kGemmVariants = {"gemm-naive", "gemm-tiled", "gemm-kokkos-kernels"};
+
+template <class Scalar, class Space>
+void run_once(matrix::Kernel<Scalar, Space>& k) {
+  for (Transferable* f : k.inputs()) f->copy_to_device();
+  Space space;
+  k.compute(space);
+  space.fence();
+  for (Transferable* f : k.outputs()) f->copy_to_host();
+}
+
+template <class Space>
+std::vector<MirrorPolicy> policies_for() {
+  std::vector<MirrorPolicy> out;
+  for (MirrorPolicy p : kAllMirrorPolicies)
+    if (p != MirrorPolicy::Host || is_host_space<Space>()) out.push_back(p);
+  return out;
+}
+
+MeasurementSpec spec_for(MirrorPolicy policy, int repetitions = 2) {
+  MeasurementSpec s;
+  s.policy = policy;
+  s.warmup = 1;
+  s.repetitions = repetitions;
+  s.seed = 77;
+  return s;
+}
+
+// A rectangular product with beta, and tiles small enough that every edge case is exercised:
+// several k slices, a last slice shorter than the tile, partial tiles and register blocks.
+matrix::Params rectangular() {
+  matrix::Params p;
+  p.m = 37;
+  p.n = 29;
+  p.k = 53;
+  p.alpha = -1.25;
+  p.beta = 0.5;
+  p.tile_m = 16;
+  p.tile_n = 16;
+  p.tile_k = 10;
+  return p;
+}
+
+template <class Matrix>
+std::vector<double> values(const Matrix& f) {
+  return std::vector<double>(f.host.data(), f.host.data() + f.host.span());
+}
+
+}  // namespace
+
+TYPED_TEST(MatrixTest, ElementwiseKnownPowersAndProducts) {
+  using Space = TypeParam;
+  for (matrix::Operation op : {matrix::Operation::Power, matrix::Operation::Multiply}) {
+    matrix::Params p;
+    p.op = op;
+    p.rows = 2;
+    matrix::Kernel<double, Space> k(p, "elementwise", 3);
+    const double x[2][3] = {{2, 0.5, 4}, {9, 1, 0.25}};
+    const double y[2][3] = {{3, 2, 0.5}, {0.5, 7, 2}};
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 3; ++j) k.x().host(i, j) = x[i][j], k.y().host(i, j) = y[i][j];
+    run_once(k);
+    const double power[2][3] = {{8, 0.25, 2}, {3, 1, 0.0625}};
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 3; ++j)
+        EXPECT_DOUBLE_EQ(k.z().host(i, j), op == matrix::Operation::Power ? power[i][j] : x[i][j] * y[i][j])
+            << i << "," << j;
+  }
+}
+
+TYPED_TEST(MatrixTest, GemmKnownSmallProductWithAlphaAndBeta) {
+  using Space = TypeParam;
+  // [1 2 3; 4 5 6] * [7 8; 9 10; 11 12] = [58 64; 139 154]; C = 2 * that - [1 1; 1 1].
+  matrix::Params p;
+  p.m = 2;
+  p.n = 2;
+  p.k = 3;
+  p.alpha = 2;
+  p.beta = -1;
+  for (const std::string& variant : kGemmVariants) {
+    matrix::Kernel<double, Space> k(p, variant, 0);
+    for (int i = 0; i < 2; ++i)
+      for (int l = 0; l < 3; ++l) k.a().host(i, l) = 1 + 3 * i + l;
+    for (int l = 0; l < 3; ++l)
+      for (int j = 0; j < 2; ++j) k.b().host(l, j) = 7 + 2 * l + j;
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) k.c0().host(i, j) = 1;
+    run_once(k);
+    const double expected[2][2] = {{115, 127}, {277, 307}};
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) EXPECT_DOUBLE_EQ(k.c().host(i, j), expected[i][j]) << variant << " " << i << "," << j;
+  }
+}
+
+TYPED_TEST(MatrixTest, EveryVariantVerifiesUnderEveryPolicy) {
+  using Space = TypeParam;
+  for (MirrorPolicy policy : policies_for<Space>()) {
+    for (matrix::Operation op : {matrix::Operation::Power, matrix::Operation::Multiply}) {
+      matrix::Params p;
+      p.op = op;
+      matrix::Kernel<float, Space> k(p, "elementwise", 1001);
+      const Measurement m = measure(k, Space(), spec_for(policy));
+      EXPECT_TRUE(m.verification.checked);
+      EXPECT_TRUE(m.verification.passed) << to_string(policy) << ": " << m.verification.detail;
+    }
+    for (const std::string& variant : kGemmVariants) {
+      matrix::Kernel<float, Space> k(rectangular(), variant, 0);
+      const Measurement m = measure(k, Space(), spec_for(policy));
+      EXPECT_TRUE(m.verification.passed) << variant << " " << to_string(policy) << ": " << m.verification.detail;
+      matrix::Kernel<double, Space> square(matrix::Params{}, variant, 70);
+      const Measurement ms = measure(square, Space(), spec_for(policy));
+      EXPECT_TRUE(ms.verification.passed) << variant << " " << to_string(policy) << ": " << ms.verification.detail;
+    }
+  }
+}
+
+TYPED_TEST(MatrixTest, GemmVariantsAgreeAndRepeatedComputeLeavesInputsUnchanged) {
+  using Space = TypeParam;
+  std::vector<double> first;
+  for (const std::string& variant : kGemmVariants) {
+    matrix::Kernel<double, Space> k(rectangular(), variant, 0);
+    const Measurement m = measure(k, Space(), spec_for(MirrorPolicy::AllResident, 3));
+    ASSERT_TRUE(m.verification.passed) << variant << ": " << m.verification.detail;
+    const std::vector<double> c = values(k.c());
+    if (first.empty()) {
+      first = c;
+      continue;
+    }
+    for (std::size_t e = 0; e < c.size(); ++e) ASSERT_NEAR(c[e], first[e], 1e-12) << variant << " element " << e;
+  }
+}
+
+TYPED_TEST(MatrixTest, TiledGemmDefaultTilesAndOverrides) {
+  using Space = TypeParam;
+  const matrix::TileShape d = matrix::default_tiles<Space>();
+  matrix::Kernel<double, Space> defaults(matrix::Params{}, "gemm-tiled", 8);
+  EXPECT_EQ(defaults.tiles().m, d.m);
+  EXPECT_EQ(defaults.tiles().k, d.k);
+  matrix::Params p;
+  p.tile_k = 3;
+  matrix::Kernel<double, Space> custom(p, "gemm-tiled", 8);
+  EXPECT_EQ(custom.tiles().k, 3);
+  EXPECT_EQ(custom.tiles().n, d.n);
+  // Tile multiples of every register block.
+  EXPECT_EQ(d.m % matrix::kTileMultiple, 0);
+  EXPECT_EQ(d.n % matrix::kTileMultiple, 0);
+}
+
+TYPED_TEST(MatrixTest, InputsGeneratedOnTheDeviceEqualHostGeneratedOnes) {
+  using Space = TypeParam;
+  for (const std::string& variant : {std::string("elementwise"), std::string("gemm-tiled")}) {
+    matrix::Kernel<float, Space> on_host(rectangular(), variant, 40), on_device(rectangular(), variant, 40);
+    MeasurementSpec spec = spec_for(MirrorPolicy::InputsResident, 1);
+    measure(on_host, Space(), spec);
+    spec.generate = Generation::Device;
+    const Measurement md = measure(on_device, Space(), spec);
+    EXPECT_TRUE(md.verification.passed) << md.verification.detail;
+    EXPECT_EQ(md.bytes_one_time, 0u);
+    for (auto [h, d] : {std::pair{&on_host.x(), &on_device.x()}, std::pair{&on_host.y(), &on_device.y()},
+                        std::pair{&on_host.a(), &on_device.a()}, std::pair{&on_host.b(), &on_device.b()},
+                        std::pair{&on_host.c0(), &on_device.c0()}})
+      EXPECT_EQ(values(*h), values(*d)) << variant << " " << h->name();
+  }
+  // Elementwise inputs are positive, as pow needs; GEMM inputs are signed.
+  matrix::Kernel<double, Space> e(matrix::Params{}, "elementwise", 500);
+  e.generate_inputs(3);
+  for (double v : values(e.x())) ASSERT_TRUE(v > 0 && v <= 1) << v;
+}
+
+TYPED_TEST(MatrixTest, CorruptedResultsFailVerificationAndAreNamed) {
+  using Space = TypeParam;
+  matrix::Kernel<double, Space> e(matrix::Params{}, "elementwise", 50);
+  e.generate_inputs(5);
+  run_once(e);
+  ASSERT_TRUE(e.verify(std::nullopt).passed);
+  e.z().host(1, 7) *= 1 + 1e-9;
+  Verification v = e.verify(std::nullopt);
+  EXPECT_FALSE(v.passed);
+  EXPECT_NE(v.detail.find("z(1,7)"), std::string::npos) << v.detail;
+
+  for (const std::string& variant : kGemmVariants) {
+    matrix::Kernel<float, Space> g(rectangular(), variant, 0);
+    g.generate_inputs(5);
+    run_once(g);
+    ASSERT_TRUE(g.verify(std::nullopt).passed) << variant;
+    g.c().host(30, 4) += 1e-2f;
+    v = g.verify(std::nullopt);
+    EXPECT_FALSE(v.passed) << variant;
+    EXPECT_NE(v.detail.find("C(30,4)"), std::string::npos) << v.detail;
+  }
+}
+
+TYPED_TEST(MatrixTest, KokkosKernelsReachesTheVendorBlasOnTheHost) {
+  using Space = TypeParam;
+#if defined(KOKKOSKERNELS_ENABLE_TPL_BLAS)
+  if (!is_host_space<Space>()) GTEST_SKIP() << "the host BLAS serves host spaces only";
+  // Kokkos Kernels names the region of a vendor call "KokkosBlas::gemm[TPL_...]".
+  static std::vector<std::string> regions;
+  regions.clear();
+  Kokkos::Tools::Experimental::set_push_region_callback([](const char* name) { regions.emplace_back(name); });
+  for (bool use_double : {true, false}) {
+    if (use_double) {
+      matrix::Kernel<double, Space> k(matrix::Params{}, "gemm-kokkos-kernels", 16);
+      run_once(k);
+    } else {
+      matrix::Kernel<float, Space> k(matrix::Params{}, "gemm-kokkos-kernels", 16);
+      run_once(k);
+    }
+  }
+  Kokkos::Tools::Experimental::set_push_region_callback(nullptr);
+  ASSERT_EQ(regions.size(), 2u);
+  EXPECT_NE(regions[0].find("TPL_BLAS"), std::string::npos) << regions[0];
+  EXPECT_NE(regions[1].find("TPL_BLAS"), std::string::npos) << regions[1];
+#else
+  GTEST_SKIP() << "Kokkos Kernels was built without a vendor BLAS";
+#endif
+}
+
+TYPED_TEST(MatrixTest, WorkEstimates) {
+  using Space = TypeParam;
+  matrix::Params p;
+  p.m = 10;
+  p.n = 20;
+  p.k = 30;
+  matrix::Kernel<double, Space> g(p, "gemm-naive", 0);
+  EXPECT_DOUBLE_EQ(g.work().flops, 2.0 * 10 * 20 * 30);
+  EXPECT_DOUBLE_EQ(g.work().bytes_read, (10.0 * 30 + 30.0 * 20) * 8);
+  EXPECT_DOUBLE_EQ(g.work().bytes_written, 10.0 * 20 * 8);
+  EXPECT_EQ(g.inputs().size(), 2u) << "C0 is an input only when beta is not 0";
+  p.beta = 1;
+  matrix::Kernel<double, Space> with_beta(p, "gemm-naive", 0);
+  EXPECT_EQ(with_beta.inputs().size(), 3u);
+  matrix::Kernel<float, Space> e(matrix::Params{}, "elementwise", 100);
+  EXPECT_DOUBLE_EQ(e.work().flops, 300.0);
+  EXPECT_DOUBLE_EQ(e.work().bytes_read, 600.0 * 4);
+}
+
+TEST(MatrixReference, LargeProductsAreCheckedOnAnEvenSampleOfRows) {
+  const auto rows = matrix::gemm_reference_rows({100000, 4096, 4096});
+  ASSERT_EQ(rows.size(), matrix::kMinSampledRows);
+  EXPECT_EQ(rows.front(), 0u);
+  EXPECT_EQ(rows.back(), 99999u);
+  EXPECT_EQ(matrix::gemm_reference_rows({300, 300, 300}).size(), 300u);
+}
+
+TEST(MatrixDeck, KeysAreParsedAndBadOnesRejected) {
+  const DeckResult ok = load_deck_text(
+      "cases:\n  - workload: matrix\n    variants: all\n    sizes: 64\n    op: multiply\n    rows: 5\n"
+      "    m: 10\n    alpha: -2\n    beta: 0.5\n    tile_m: 32\n    tile_k: 7\n",
+      "deck.yaml");
+  ASSERT_TRUE(ok.deck) << format(ok.diagnostics.all().front());
+  const auto& p = std::any_cast<const matrix::Params&>(ok.deck->cases.at(0).params);
+  EXPECT_EQ(p.op, matrix::Operation::Multiply);
+  EXPECT_EQ(p.rows, 5);
+  EXPECT_EQ(p.m, std::optional<std::size_t>(10));
+  EXPECT_FALSE(p.n.has_value());
+  EXPECT_DOUBLE_EQ(p.alpha, -2);
+  EXPECT_DOUBLE_EQ(p.beta, 0.5);
+  EXPECT_EQ(p.tile_m, 32);
+  EXPECT_EQ(p.tile_k, 7);
+  EXPECT_EQ(matrix::gemm_shape(p, 64).k, 64u);
+
+  for (const char* bad : {"op: square", "rows: 0", "m: 0", "tile_m: 12", "tile_n: 4", "tile_k: 0", "beta: big"}) {
+    const DeckResult r =
+        load_deck_text(std::string("cases:\n  - workload: matrix\n    sizes: 64\n    ") + bad + "\n", "deck.yaml");
+    EXPECT_FALSE(r.deck) << bad;
+    ASSERT_FALSE(r.diagnostics.empty()) << bad;
+    const std::string key = std::string(bad).substr(0, std::string(bad).find(':'));
+    EXPECT_EQ(r.diagnostics.all().front().path, "cases[0]." + key) << bad;
+    EXPECT_EQ(r.diagnostics.all().front().line, 4) << bad;
+  }
+}
