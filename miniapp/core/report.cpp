@@ -355,7 +355,9 @@ void print_case_table(std::ostream& os, const RunRecord& run, std::size_t case_i
   const Workload* w = find_workload(c.workload);
   os << "\n== case " << c.name << ": " << c.workload << " (size = " << (w ? w->size_meaning() : "?")
      << "), baseline " << c.baseline << ", median of " << c.repetitions << " repetitions ==\n";
-  os << std::left << std::setw(10) << "variant" << std::setw(9) << "precision" << std::right << std::setw(9) << "size"
+  int variant_width = 10;
+  for (const std::string& v : c.variants) variant_width = std::max(variant_width, static_cast<int>(v.size()) + 2);
+  os << std::left << std::setw(variant_width) << "variant" << std::setw(10) << "precision" << std::right << std::setw(9) << "size"
      << "  " << std::left << std::setw(8) << "space" << std::setw(22) << "policy" << std::setw(8) << "inputs"
      << std::right << std::setw(11) << "gen ms" << std::setw(11) << "h2d ms" << std::setw(11) << "compute ms" << std::setw(11) << "d2h ms" << std::setw(11) << "total ms"
      << std::setw(9) << "GFLOP/s" << std::setw(8) << "GB/s" << std::setw(9) << "speedup" << std::setw(10)
@@ -376,7 +378,7 @@ void print_case_table(std::ostream& os, const RunRecord& run, std::size_t case_i
     if (!v.checked) ver << "unchecked";
     else ver << (v.passed ? "pass" : "FAIL") << " (" << std::scientific << std::setprecision(1) << v.max_rel_error
              << ")";
-    os << std::left << std::setw(10) << m.spec.variant << std::setw(9) << to_string(m.spec.precision) << std::right
+    os << std::left << std::setw(variant_width) << m.spec.variant << std::setw(10) << to_string(m.spec.precision) << std::right
        << std::setw(9) << m.spec.size << "  " << std::left << std::setw(8) << m.spec.space << std::setw(22)
        << to_string(m.spec.policy) << std::setw(8)
        << (m.spec.generate == Generation::Host ? "host" : "device") << std::right << std::setw(11)
