@@ -76,19 +76,46 @@ KOKKOS_INLINE_FUNCTION double generate_row(bool single_variable, std::size_t n, 
 // One pass over X per step: sums[j] = sum_i X(i,j) r_i and sums[cols] = sum_i r_i^2 with
 // r = X beta - y. A runtime-length array reduction (value_count), joined by Kokkos' default
 // element-wise sum, so it needs no join() and builds on every backend and Kokkos version.
+// Each call takes a block of kRows rows: their dot products are independent chains (one row
+// alone is a chain of dependent multiply-adds, latency-bound: 2x slower on OpenMP), and the
+// sums are updated once per block instead of once per row.
 template <class Scalar, class MemorySpace>
 struct FusedGradient {
+  static constexpr int kRows = 8;
   using value_type = Scalar[];
   Kokkos::View<const Scalar**, Kokkos::LayoutRight, MemorySpace> x;
   Kokkos::View<const Scalar*, Kokkos::LayoutRight, MemorySpace> y, beta;
   unsigned value_count;  // columns + 1
 
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, value_type sums) const {
-    const unsigned cols = value_count - 1;
-    Scalar r = -y(i);
-    for (unsigned j = 0; j < cols; ++j) r += x(i, j) * beta(j);
-    for (unsigned j = 0; j < cols; ++j) sums[j] += x(i, j) * r;
-    sums[cols] += r * r;
+  static std::int64_t blocks(std::size_t n) { return static_cast<std::int64_t>((n + kRows - 1) / kRows); }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t block, value_type sums) const {
+    const std::int64_t cols = value_count - 1;
+    const std::int64_t first = block * kRows;
+    const std::int64_t n = static_cast<std::int64_t>(x.extent(0));
+    if (first + kRows <= n) {
+      Scalar r[kRows];
+      for (int l = 0; l < kRows; ++l) r[l] = -y(first + l);
+      for (std::int64_t j = 0; j < cols; ++j) {
+        const Scalar b = beta(j);
+        for (int l = 0; l < kRows; ++l) r[l] += x(first + l, j) * b;
+      }
+      for (std::int64_t j = 0; j < cols; ++j) {
+        Scalar g = 0;
+        for (int l = 0; l < kRows; ++l) g += x(first + l, j) * r[l];
+        sums[j] += g;
+      }
+      Scalar rr = 0;
+      for (int l = 0; l < kRows; ++l) rr += r[l] * r[l];
+      sums[cols] += rr;
+      return;
+    }
+    for (std::int64_t i = first; i < n; ++i) {
+      Scalar r = -y(i);
+      for (std::int64_t j = 0; j < cols; ++j) r += x(i, j) * beta(j);
+      for (std::int64_t j = 0; j < cols; ++j) sums[j] += x(i, j) * r;
+      sums[cols] += r * r;
+    }
   }
 };
 
@@ -463,7 +490,8 @@ class Kernel {
   void fused_sums(const Space& space) {
     FusedGradient<Scalar, memory_space> f{x_.device, y_.device, beta_.device, static_cast<unsigned>(cols_ + 1)};
     Kokkos::parallel_reduce("regression::fused",
-                            Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, n_), f, sums_);
+                            Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, f.blocks(n_)), f,
+                            sums_);
   }
 
   void blas_sums(const Space& space) {
