@@ -121,6 +121,8 @@ struct FusedGradient {
 
 // A loss above the lowest one seen by this fraction is growth, not rounding: float32 sums of N
 // squares wobble by far less than sqrt(eps), while a diverging fit multiplies it every step.
+// An absolute floor of 64 eps times the first loss keeps an exact fit (loss -> 0, where rounding
+// is all that is left) from looking like growth.
 template <class Scalar>
 double growth_tolerance() {
   return std::sqrt(static_cast<double>(std::numeric_limits<Scalar>::epsilon()));
@@ -166,13 +168,13 @@ struct Replay {
 };
 
 inline Replay replay(const NormalEquations& ne, std::size_t n, std::int64_t iterations, double lr,
-                     double growth_tol) {
+                     double growth_tol, double epsilon) {
   const std::size_t cols = ne.cols;
   Replay r;
   r.beta.assign(cols, 0.0);
   r.loss.reserve(static_cast<std::size_t>(iterations));
   std::vector<double> ab(cols);
-  double best = -1;
+  double best = -1, floor = 0;
   const double scale = 2.0 / static_cast<double>(n);
   for (std::int64_t k = 0; k < iterations; ++k) {
     double bab = 0, bc = 0;
@@ -185,10 +187,11 @@ inline Replay replay(const NormalEquations& ne, std::size_t n, std::int64_t iter
     }
     const double loss = std::max(0.0, (bab - 2 * bc + ne.yty) / static_cast<double>(n));
     r.loss.push_back(loss);
-    if (!std::isfinite(loss) || (best >= 0 && loss > best * (1 + growth_tol))) {
+    if (!std::isfinite(loss) || (best >= 0 && loss > best * (1 + growth_tol) + floor)) {
       r.diverged_at = k;
       break;
     }
+    if (best < 0) floor = 64 * epsilon * loss;
     if (best < 0 || loss < best) best = loss;
     for (std::size_t j = 0; j < cols; ++j) r.beta[j] -= lr * scale * (ab[j] - ne.xty[j]);
   }
@@ -299,7 +302,7 @@ class Kernel {
         diverged_at_("diverged_at", 1),
         residual_("residual", fused_ ? 0 : n),
         sums_("gradient_sums", p.columns() + 1),
-        best_loss_("best_loss", 1) {}
+        best_loss_("best_loss", 2) {}
 
   std::vector<Transferable*> inputs() { return {&x_, &y_}; }
   std::vector<Transferable*> outputs() { return {&beta_, &loss_, &diverged_at_}; }
@@ -343,12 +346,14 @@ class Kernel {
         "regression::start", Kokkos::RangePolicy<Space>(space, 0, 1), KOKKOS_LAMBDA(const int) {
           for (std::int64_t j = 0; j < cols; ++j) beta(j) = Scalar(0);
           best(0) = Scalar(-1);
+          best(1) = Scalar(0);
           diverged_at(0) = -1;
         });
     const Scalar inv_n = Scalar(1) / static_cast<Scalar>(n_);
     // blas: gemv already scaled the gradient by 2/N; fused: the raw sums.
     const Scalar step = static_cast<Scalar>(params_.rate()) * (fused_ ? Scalar(2) * inv_n : Scalar(1));
     const Scalar growth = static_cast<Scalar>(growth_tolerance<Scalar>());
+    const Scalar epsilon = std::numeric_limits<Scalar>::epsilon();
     for (std::int64_t k = 0; k < params_.iterations; ++k) {
       if (fused_) fused_sums(space);
       else blas_sums(space);
@@ -357,10 +362,11 @@ class Kernel {
             const Scalar l = sums(cols) * inv_n;
             loss(k) = l;
             if (diverged_at(0) >= 0) return;
-            if (!compat::math::isfinite(l) || (best(0) >= Scalar(0) && l > best(0) * (Scalar(1) + growth))) {
+            if (!compat::math::isfinite(l) || (best(0) >= Scalar(0) && l > best(0) * (Scalar(1) + growth) + best(1))) {
               diverged_at(0) = k;
               return;
             }
+            if (best(0) < Scalar(0)) best(1) = Scalar(64) * epsilon * l;
             if (best(0) < Scalar(0) || l < best(0)) best(0) = l;
             for (std::int64_t j = 0; j < cols; ++j) beta(j) -= step * sums(j);
           });
@@ -386,7 +392,8 @@ class Kernel {
     const auto y = y_.host;
     const double lr = params_.rate();
     const NormalEquations ne = normal_equations(x, y);
-    const Replay rep = replay(ne, n_, params_.iterations, lr, growth_tolerance<Scalar>());
+    const Replay rep = replay(ne, n_, params_.iterations, lr, growth_tolerance<Scalar>(),
+                             static_cast<double>(std::numeric_limits<Scalar>::epsilon()));
 
     std::vector<double> fitted(cols_), truth(cols_);
     for (std::size_t j = 0; j < cols_; ++j) {
@@ -516,7 +523,7 @@ class Kernel {
   Field<std::int64_t*, Space> diverged_at_;
   Kokkos::View<Scalar*, Kokkos::LayoutRight, memory_space> residual_;
   Kokkos::View<Scalar*, Kokkos::LayoutRight, memory_space> sums_;
-  Kokkos::View<Scalar*, Kokkos::LayoutRight, memory_space> best_loss_;
+  Kokkos::View<Scalar*, Kokkos::LayoutRight, memory_space> best_loss_;  // lowest loss, growth floor
 };
 
 struct RegressionWorkload {
