@@ -60,8 +60,11 @@ K4=("$CXX" -std=c++17 "${COMMON[@]}" -isystem "$INC/kokkos" -isystem "$INC/trili
 K5=("$CXX" -std=c++20 "${COMMON[@]}" -isystem "$K5INC")
 
 # A source uses Kokkos Kernels when any header it pulls in comes from the Kokkos Kernels package.
+# grep reads all its input (no -q): under pipefail, grep -q quitting at the first match would
+# kill tr with SIGPIPE and turn the match into a failure.
 uses_kokkos_kernels() {
-  "${K4[@]}" -M "$1" 2>/dev/null | tr ' \\' '\n\n' | grep -qE "$INC/trilinos/Kokkos(Blas|Batched|Kernels|Sparse|Graph|ODE|Lapack)"
+  "${K4[@]}" -M "$1" 2>/dev/null | tr ' \\' '\n\n' \
+    | grep -E "$INC/trilinos/Kokkos(Blas|Batched|Kernels|Sparse|Graph|ODE|Lapack)" >/dev/null
 }
 
 check() {  # label, source, compiler command...
