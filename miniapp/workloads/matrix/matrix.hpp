@@ -176,7 +176,8 @@ class Kernel {
   const TileShape& tiles() const { return tiles_; }
   const GemmShape& shape() const { return shape_; }
 
- private:
+  // The kernel launchers are public: CUDA extended lambdas may not live in private or
+  // protected member functions.
   bool elementwise() const { return variant_ == Variant::Elementwise; }
   bool reads_c0() const { return !elementwise() && params_.beta != 0.0; }
 
@@ -353,6 +354,7 @@ class Kernel {
     return v;
   }
 
+ private:
   Params params_;
   Variant variant_;
   std::size_t cols_;

@@ -493,7 +493,8 @@ class Kernel {
   Field<std::int64_t*, Space>& diverged_at() { return diverged_at_; }
   void set_seed(std::uint64_t seed) { seed_ = seed; }
 
- private:
+  // The kernel launchers are public: CUDA extended lambdas may not live in private or
+  // protected member functions.
   void fused_sums(const Space& space) {
     FusedGradient<Scalar, memory_space> f{x_.device, y_.device, beta_.device, static_cast<unsigned>(cols_ + 1)};
     Kokkos::parallel_reduce("regression::fused",
@@ -512,6 +513,7 @@ class Kernel {
     KokkosBlas::gemv("T", Scalar(2) / static_cast<Scalar>(n_), x_.device, r, Scalar(0), gradient);
   }
 
+ private:
   Params params_;
   bool fused_;
   std::size_t n_, cols_;

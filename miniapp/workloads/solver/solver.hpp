@@ -198,7 +198,8 @@ class Kernel {
   Field<Scalar**, Space>& solutions() { return x_; }
   Field<int*, Space>& info() { return info_; }
 
- private:
+  // The kernel launchers are public: CUDA extended lambdas may not live in private or
+  // protected member functions.
   // A pivot at most n * eps * max|A| counts as zero: the system is singular to working precision.
   Scalar tiny_factor() const { return static_cast<Scalar>(n_) * std::numeric_limits<Scalar>::epsilon(); }
 
@@ -449,6 +450,7 @@ class Kernel {
     return std::max(1, std::min(largest, is_host_space<Space>() ? static_cast<int>(space.concurrency()) : 256));
   }
 
+ private:
   Params params_;
   Variant variant_;
   std::size_t n_;
