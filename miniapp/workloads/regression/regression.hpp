@@ -21,6 +21,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace miniapp::regression {
@@ -47,6 +48,17 @@ KOKKOS_INLINE_FUNCTION double true_coefficient(bool single_variable, std::uint64
   // np.random.randint(1, 10): uniform on 1..9 (9 u < 9, truncation is floor for u >= 0).
   return 1.0 + static_cast<double>(static_cast<int>(9.0 * uniform01(beta_seed, j)));
 }
+
+// Stores row i of X as generate_row produces it. A functor rather than a lambda: the host
+// generator's lambda would be host-only, which CUDA refuses inside a host-device function.
+template <class XView>
+struct RowSetter {
+  XView x;
+  std::size_t i;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t j, double v) const {
+    x(i, j) = static_cast<typename XView::non_const_value_type>(v);
+  }
+};
 
 // Row i of the data, in double: X(i, 0..cols-1) and y_i. Both generators call it, so host and
 // device data are the same values (up to the last bit of log/cos in the noise).
@@ -313,7 +325,7 @@ class Kernel {
     auto y = y_.host;
     for (std::size_t i = 0; i < n_; ++i)
       y(i) = static_cast<Scalar>(generate_row(params_.single_variable(), n_, cols_, seed, params_.noise_scale(), i,
-                                              [&](std::size_t j, double v) { x(i, j) = static_cast<Scalar>(v); }));
+                                              RowSetter<decltype(x)>{x, i}));
   }
 
   void generate_inputs_on_device(const Space& space, std::uint64_t seed) {
@@ -323,12 +335,12 @@ class Kernel {
     const bool single = params_.single_variable();
     const std::size_t n = n_, cols = cols_;
     const double noise = params_.noise_scale();
+    using XView = std::remove_const_t<decltype(x)>;
     Kokkos::parallel_for(
         "regression::generate", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, n),
         KOKKOS_LAMBDA(const std::int64_t i) {
           const auto row = static_cast<std::size_t>(i);
-          y(i) = static_cast<Scalar>(generate_row(single, n, cols, seed, noise, row,
-                                                  [&](std::size_t j, double v) { x(i, j) = static_cast<Scalar>(v); }));
+          y(i) = static_cast<Scalar>(generate_row(single, n, cols, seed, noise, row, RowSetter<XView>{x, row}));
         });
   }
 
