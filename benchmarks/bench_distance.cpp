@@ -4,6 +4,7 @@
 #include "miniapp/workloads/distance/distance.hpp"
 
 #include "registry.hpp"
+#include "timing.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -11,29 +12,17 @@ namespace miniapp::bench {
 
 namespace {
 
-template <class Space, class Work>
-void run_timed(benchmark::State& state, const Space& space, Work&& work, double bytes) {
-  Kokkos::Timer timer;
-  for (auto _ : state) {
-    space.fence();
-    timer.reset();
-    work();
-    space.fence();
-    state.SetIterationTime(timer.seconds());
-  }
-  state.counters["GB/s"] = benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate);
-}
-
 template <class Scalar, class Space>
 void fill(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::memory_space> v("fill", n, n);
   const Space space;
   const auto extent = static_cast<std::int64_t>(n);
-  run_timed(state, space, [&] {
+  time_iterations(state, space, [&] {
     Kokkos::parallel_for("bench::fill", Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>>(space, {0, 0}, {extent, extent}),
                          KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t j) { v(i, j) = Scalar(1); });
-  }, static_cast<double>(n * n * sizeof(Scalar)));
+  });
+  rate_counters(state, {0, 0, static_cast<double>(n * n * sizeof(Scalar))});
 }
 
 template <class Scalar, class Space>
@@ -43,9 +32,8 @@ void distance_matrix(benchmark::State& state, const std::string& variant) {
   k.generate_inputs(42);
   for (Transferable* f : k.inputs()) f->copy_to_device();
   const Space space;
-  const WorkEstimate w = k.work();
-  run_timed(state, space, [&] { k.compute(space); }, w.bytes_written + w.bytes_read);
-  state.counters["GFLOP/s"] = benchmark::Counter(w.flops, benchmark::Counter::kIsIterationInvariantRate);
+  time_iterations(state, space, [&] { k.compute(space); });
+  rate_counters(state, k.work());
 }
 
 }  // namespace

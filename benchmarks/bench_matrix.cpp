@@ -8,6 +8,7 @@
 
 #include "host_blas.hpp"
 #include "registry.hpp"
+#include "timing.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -21,31 +22,13 @@ namespace {
 constexpr std::int64_t kElementwiseColumns = std::int64_t(1) << 24;
 constexpr std::int64_t kGemmSize = 1024;
 
-template <class Space, class Work>
-void run_timed(benchmark::State& state, const Space& space, Work&& work) {
-  Kokkos::Timer timer;
-  for (auto _ : state) {
-    space.fence();
-    timer.reset();
-    work();
-    space.fence();
-    state.SetIterationTime(timer.seconds());
-  }
-}
-
-void rate_counters(benchmark::State& state, const WorkEstimate& w) {
-  state.counters["GB/s"] =
-      benchmark::Counter(w.bytes_read + w.bytes_written, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["GFLOP/s"] = benchmark::Counter(w.flops, benchmark::Counter::kIsIterationInvariantRate);
-}
-
 template <class Scalar, class Space>
 void copy(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(3 * state.range(0));
   Kokkos::View<Scalar*, typename Space::memory_space> src("src", n), dst("dst", n);
   Kokkos::deep_copy(src, Scalar(1));
   const Space space;
-  run_timed(state, space, [&] {
+  time_iterations(state, space, [&] {
     Kokkos::parallel_for(
         "bench::copy", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, n),
         KOKKOS_LAMBDA(const std::int64_t e) { dst(e) = src(e); });
@@ -58,7 +41,7 @@ void run_kernel(benchmark::State& state, matrix::Kernel<Scalar, Space>& k) {
   k.generate_inputs(42);
   for (Transferable* f : k.inputs()) f->copy_to_device();
   const Space space;
-  run_timed(state, space, [&] { k.compute(space); });
+  time_iterations(state, space, [&] { k.compute(space); });
   rate_counters(state, k.work());
 }
 

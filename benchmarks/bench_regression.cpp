@@ -6,6 +6,7 @@
 #include "miniapp/workloads/regression/regression.hpp"
 
 #include "registry.hpp"
+#include "timing.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -25,10 +26,7 @@ void stream_read(benchmark::State& state) {
   Kokkos::deep_copy(x, Scalar(1));
   const Space space;
   Kokkos::View<Scalar, typename Space::memory_space> sum("sum");
-  Kokkos::Timer timer;
-  for (auto _ : state) {
-    space.fence();
-    timer.reset();
+  time_iterations(state, space, [&] {
     Kokkos::parallel_reduce(
         "bench::stream_read", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, chunks),
         KOKKOS_LAMBDA(const std::int64_t c, Scalar& s) {
@@ -39,11 +37,8 @@ void stream_read(benchmark::State& state) {
           s += part[0];
         },
         sum);
-    space.fence();
-    state.SetIterationTime(timer.seconds());
-  }
-  state.counters["GB/s"] =
-      benchmark::Counter(static_cast<double>(n * cols * sizeof(Scalar)), benchmark::Counter::kIsIterationInvariantRate);
+  });
+  rate_counters(state, {0, static_cast<double>(n * cols * sizeof(Scalar)), 0});
 }
 
 // One fit of kStepsPerFit steps, reported per step.
@@ -57,18 +52,8 @@ void gradient_steps(benchmark::State& state, const std::string& variant) {
   k.generate_inputs(42);
   for (Transferable* f : k.inputs()) f->copy_to_device();
   const Space space;
-  Kokkos::Timer timer;
-  for (auto _ : state) {
-    space.fence();
-    timer.reset();
-    k.compute(space);
-    space.fence();
-    state.SetIterationTime(timer.seconds() / kStepsPerFit);
-  }
-  const WorkEstimate w = k.work();
-  state.counters["GB/s"] =
-      benchmark::Counter((w.bytes_read + w.bytes_written) / kStepsPerFit, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["GFLOP/s"] = benchmark::Counter(w.flops / kStepsPerFit, benchmark::Counter::kIsIterationInvariantRate);
+  time_iterations(state, space, [&] { k.compute(space); }, kStepsPerFit);
+  rate_counters(state, k.work(), kStepsPerFit);
 }
 
 template <class Scalar>

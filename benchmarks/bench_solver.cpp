@@ -6,6 +6,7 @@
 
 #include "host_blas.hpp"
 #include "registry.hpp"
+#include "timing.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -14,21 +15,6 @@
 namespace miniapp::bench {
 
 namespace {
-
-template <class Space, class Work>
-void run_timed(benchmark::State& state, const Space& space, Work&& work, const WorkEstimate& w) {
-  Kokkos::Timer timer;
-  for (auto _ : state) {
-    space.fence();
-    timer.reset();
-    work();
-    space.fence();
-    state.SetIterationTime(timer.seconds());
-  }
-  state.counters["GFLOP/s"] = benchmark::Counter(w.flops, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["GB/s"] =
-      benchmark::Counter(w.bytes_read + w.bytes_written, benchmark::Counter::kIsIterationInvariantRate);
-}
 
 solver::Params batch(std::size_t systems, int block_size = 128) {
   solver::Params p;
@@ -46,7 +32,8 @@ void solver_variant(benchmark::State& state, const std::string& variant) {
   k.generate_inputs(42);
   for (Transferable* f : k.inputs()) f->copy_to_device();
   const Space space;
-  run_timed(state, space, [&] { k.compute(space); }, k.work());
+  time_iterations(state, space, [&] { k.compute(space); });
+  rate_counters(state, k.work());
   for (Transferable* f : k.outputs()) f->copy_to_host();
   if (!k.verify(std::nullopt).passed) state.SkipWithError("verification failed");
 }
@@ -81,7 +68,7 @@ void lapack_dgesv(benchmark::State& state) {
     dgesv_(&order, &one, m, &order, pivots.data() + slot * n, r, &order, &info);
     failures[s] = info;
   };
-  run_timed(state, space, [&] {
+  time_iterations(state, space, [&] {
     if (systems == 1) {
       solve_one(0, 0);
       return;
@@ -90,7 +77,8 @@ void lapack_dgesv(benchmark::State& state) {
     Kokkos::parallel_for("bench::dgesv-loop", Kokkos::RangePolicy<Space>(space, 0, systems), [&](const std::size_t s) {
       solve_one(s, static_cast<std::size_t>(Space::impl_hardware_thread_id()));
     });
-  }, k.work());
+  });
+  rate_counters(state, k.work());
   for (int f : failures)
     if (f != 0) state.SkipWithError("dgesv reported a singular system");
 }
