@@ -1,5 +1,6 @@
 #include "miniapp/workloads/distance/distance.hpp"
 
+#include "kernel_helpers.hpp"
 #include "space_types.hpp"
 
 #include <gtest/gtest.h>
@@ -7,21 +8,14 @@
 #include <cmath>
 
 using namespace miniapp;
+using miniapp::testing::policies_for;
+using miniapp::testing::run_once;
 
 template <class Space>
 class DistanceTest : public ::testing::Test {};
 TYPED_TEST_SUITE(DistanceTest, miniapp::testing::SpaceTypes, miniapp::testing::SpaceNames);
 
 namespace {
-
-template <class Scalar, class Space>
-void run_once(distance::Kernel<Scalar, Space>& k) {
-  for (Transferable* f : k.inputs()) f->copy_to_device();
-  Space space;
-  k.compute(space);
-  space.fence();
-  for (Transferable* f : k.outputs()) f->copy_to_host();
-}
 
 template <class Scalar, class Space>
 void check_known_triangle(bool squared) {
@@ -41,14 +35,6 @@ void check_known_triangle(bool squared) {
   EXPECT_NEAR(D(0, 2), e02, 1e-5);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) EXPECT_EQ(D(i, j), D(j, i)) << i << "," << j;
-}
-
-template <class Space>
-std::vector<MirrorPolicy> policies_for() {
-  std::vector<MirrorPolicy> out;
-  for (MirrorPolicy p : kAllMirrorPolicies)
-    if (p != MirrorPolicy::Host || is_host_space<Space>()) out.push_back(p);
-  return out;
 }
 
 MeasurementSpec spec_for(MirrorPolicy policy, int repetitions = 2) {

@@ -1,6 +1,7 @@
 #include "miniapp/core/deck.hpp"
 #include "miniapp/workloads/matrix/matrix.hpp"
 
+#include "kernel_helpers.hpp"
 #include "space_types.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,8 @@
 #include <vector>
 
 using namespace miniapp;
+using miniapp::testing::policies_for;
+using miniapp::testing::run_once;
 
 template <class Space>
 class MatrixTest : public ::testing::Test {};
@@ -18,23 +21,6 @@ TYPED_TEST_SUITE(MatrixTest, miniapp::testing::SpaceTypes, miniapp::testing::Spa
 namespace {
 
 const std::vector<std::string> kGemmVariants = {"gemm-naive", "gemm-tiled", "gemm-kokkos-kernels"};
-
-template <class Scalar, class Space>
-void run_once(matrix::Kernel<Scalar, Space>& k) {
-  for (Transferable* f : k.inputs()) f->copy_to_device();
-  Space space;
-  k.compute(space);
-  space.fence();
-  for (Transferable* f : k.outputs()) f->copy_to_host();
-}
-
-template <class Space>
-std::vector<MirrorPolicy> policies_for() {
-  std::vector<MirrorPolicy> out;
-  for (MirrorPolicy p : kAllMirrorPolicies)
-    if (p != MirrorPolicy::Host || is_host_space<Space>()) out.push_back(p);
-  return out;
-}
 
 MeasurementSpec spec_for(MirrorPolicy policy, int repetitions = 2) {
   MeasurementSpec s;

@@ -1,6 +1,7 @@
 #include "miniapp/workloads/regression/regression.hpp"
 
 #include "miniapp/core/diagnostics.hpp"
+#include "kernel_helpers.hpp"
 #include "space_types.hpp"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,8 @@
 #include <cmath>
 
 using namespace miniapp;
+using miniapp::testing::policies_for;
+using miniapp::testing::run_once;
 
 template <class Space>
 class RegressionTest : public ::testing::Test {};
@@ -15,29 +18,12 @@ TYPED_TEST_SUITE(RegressionTest, miniapp::testing::SpaceTypes, miniapp::testing:
 
 namespace {
 
-template <class Scalar, class Space>
-void run_once(regression::Kernel<Scalar, Space>& k) {
-  for (Transferable* f : k.inputs()) f->copy_to_device();
-  Space space;
-  k.compute(space);
-  space.fence();
-  for (Transferable* f : k.outputs()) f->copy_to_host();
-}
-
 // One fit without the harness' warm-up: for the tests that need many steps.
 template <class Scalar, class Space>
 Verification fit_and_verify(regression::Kernel<Scalar, Space>& k, std::uint64_t seed = 2024) {
   k.generate_inputs(seed);
   run_once(k);
   return k.verify(std::nullopt);
-}
-
-template <class Space>
-std::vector<MirrorPolicy> policies_for() {
-  std::vector<MirrorPolicy> out;
-  for (MirrorPolicy p : kAllMirrorPolicies)
-    if (p != MirrorPolicy::Host || is_host_space<Space>()) out.push_back(p);
-  return out;
 }
 
 MeasurementSpec spec_for(MirrorPolicy policy, int repetitions = 1) {

@@ -1,6 +1,7 @@
 #include "miniapp/workloads/solver/solver.hpp"
 
 #include "miniapp/core/deck.hpp"
+#include "kernel_helpers.hpp"
 #include "space_types.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,8 @@
 #include <vector>
 
 using namespace miniapp;
+using miniapp::testing::policies_for;
+using miniapp::testing::run_once;
 
 template <class Space>
 class SolverTest : public ::testing::Test {};
@@ -22,23 +25,6 @@ std::vector<std::string> runnable_variants() {
   for (const VariantInfo& v : solver::SolverWorkload::variants())
     if (v.unavailable_reason.empty()) names.push_back(v.name);
   return names;
-}
-
-template <class Scalar, class Space>
-void run_once(solver::Kernel<Scalar, Space>& k) {
-  for (Transferable* f : k.inputs()) f->copy_to_device();
-  Space space;
-  k.compute(space);
-  space.fence();
-  for (Transferable* f : k.outputs()) f->copy_to_host();
-}
-
-template <class Space>
-std::vector<MirrorPolicy> policies_for() {
-  std::vector<MirrorPolicy> out;
-  for (MirrorPolicy p : kAllMirrorPolicies)
-    if (p != MirrorPolicy::Host || is_host_space<Space>()) out.push_back(p);
-  return out;
 }
 
 MeasurementSpec spec_for(MirrorPolicy policy) {
