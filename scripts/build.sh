@@ -8,13 +8,15 @@
 # Kokkos + Kokkos Kernels built from Debian's trilinos source package.
 #
 # Environment: MINIAPP_BUILD_DIR (default: build), MINIAPP_BUILD_TYPE (default: Release),
-# MINIAPP_JOBS (default: nproc).
+# MINIAPP_JOBS (default: nproc), MINIAPP_NATIVE_ARCH (default: ON; OFF when the binary must run on
+# another CPU type than the one building it).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${MINIAPP_BUILD_DIR:-$ROOT/build}
 BUILD_TYPE=${MINIAPP_BUILD_TYPE:-Release}
 JOBS=${MINIAPP_JOBS:-$(nproc)}
+NATIVE=${MINIAPP_NATIVE_ARCH:-ON}
 
 if [ -n "${Kokkos_ROOT:-}" ]; then
   KOKKOS_PREFIX=$Kokkos_ROOT
@@ -33,7 +35,11 @@ if [ ! -f "$cache" ] || ! grep -qx "Kokkos_ROOT:[A-Z]*=$KOKKOS_PREFIX" "$cache";
   echo "[build] configuring $BUILD_DIR against Kokkos in $KOKKOS_PREFIX" >&2
   rm -rf "$BUILD_DIR"
   cmake -S "$ROOT" -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
-    -DKokkos_ROOT="$KOKKOS_PREFIX" -DKokkosKernels_ROOT="$KK_PREFIX" >"$ROOT/.configure.log" 2>&1 \
+    -DKokkos_ROOT="$KOKKOS_PREFIX" -DKokkosKernels_ROOT="$KK_PREFIX" -DMINIAPP_NATIVE_ARCH="$NATIVE" \
+    >"$ROOT/.configure.log" 2>&1 \
+    || { cat "$ROOT/.configure.log" >&2; echo "[build] ERROR: configuring failed" >&2; exit 1; }
+elif ! grep -qx "MINIAPP_NATIVE_ARCH:BOOL=$NATIVE" "$cache"; then
+  cmake "$BUILD_DIR" -DMINIAPP_NATIVE_ARCH="$NATIVE" >"$ROOT/.configure.log" 2>&1 \
     || { cat "$ROOT/.configure.log" >&2; echo "[build] ERROR: configuring failed" >&2; exit 1; }
 fi
 echo "[build] building in $BUILD_DIR" >&2

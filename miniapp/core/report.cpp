@@ -68,6 +68,9 @@ Provenance collect_provenance(int argc, char** argv) {
 #else
   p.compiler = "unknown";
 #endif
+#ifdef MINIAPP_HOST_ARCH
+  p.compiler += " -march=" MINIAPP_HOST_ARCH;
+#endif
   p.kokkos_version = compat::kokkos_version();
   p.kokkos_kernels_version = compat::kokkos_kernels_version();
   if (Kokkos::is_initialized()) {
