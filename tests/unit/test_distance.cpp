@@ -235,7 +235,7 @@ TEST(DistancePlan, MemoryBudgetChoosesRowBlocks) {
   EXPECT_FALSE(distance::plan_blocks(p, n, s, std::size_t(1) << 30).chunked);
   const distance::BlockPlan plan = distance::plan_blocks(p, n, s, 1000000);  // 1 MB < 4 MB matrix
   EXPECT_TRUE(plan.chunked);
-  EXPECT_LE(plan.rows_per_block * n * s * distance::kBlockBuffers + n * 3 * s + n * s, 1000000u);
+  EXPECT_LE(plan.rows_per_block * n * s * distance::kBlockBuffers + 2 * n * 3 * s + n * s, 1000000u);
   EXPECT_EQ(plan.blocks, (n + plan.rows_per_block - 1) / plan.rows_per_block);
   p.output = distance::Output::RowMin;
   EXPECT_FALSE(distance::plan_blocks(p, n, s, 1000).chunked);
@@ -249,7 +249,7 @@ TEST(DistancePlan, FootprintOfReductionsIsLinearAndChunkedMatrixIsOnTheHost) {
   spec.size = 1000000;
   spec.precision = Precision::Float32;
   const Footprint rows = distance::DistanceWorkload::footprint(p, spec);
-  EXPECT_EQ(rows.space_bytes, 1000000u * (3 * 4 + 4 + 8));
+  EXPECT_EQ(rows.space_bytes, 1000000u * (2 * 3 * 4 + 4 + 8));  // points as given and coordinate-major
   p.output = distance::Output::Matrix;
   p.memory_budget = 64u << 20;
   spec.size = 20000;

@@ -89,7 +89,8 @@ inline BlockPlan plan_blocks(const Params& p, std::size_t n, std::size_t scalar_
   plan.rows_per_block = n;
   if (p.output != Output::Matrix || n == 0) return plan;
   const std::size_t row_bytes = n * scalar_bytes;
-  const std::size_t fixed = n * static_cast<std::size_t>(p.dim) * scalar_bytes + row_bytes;  // points, norms
+  // Points twice (as given and coordinate-major), norms.
+  const std::size_t fixed = 2 * n * static_cast<std::size_t>(p.dim) * scalar_bytes + row_bytes;
   if (p.chunk_rows) {
     plan.rows_per_block = std::min(*p.chunk_rows, n);
   } else if (budget && fixed + n * row_bytes > *budget) {
@@ -195,6 +196,8 @@ class Kernel {
         n_(n),
         plan_(plan_blocks(p, n, sizeof(Scalar), budget_for(p, space_name<Space>(), is_host_space<Space>()))),
         points_("points", n, p.dim),
+        coordinates_("points (coordinate-major)", p.output == Output::Matrix && variant_ == Variant::Gemm ? 0 : n,
+                     p.dim),
         distances_("distances", matrix_rows(false), matrix_rows(false)),
         streamed_("distances (streamed to host)", matrix_rows(true), matrix_rows(true)),
         nearest_("nearest distance", p.output == Output::RowMin ? n : 0),
@@ -235,7 +238,8 @@ class Kernel {
   }
 
   void compute(const Space& space) {
-    const auto points = points_.device;
+    if (variant_ != Variant::Gemm || params_.output != Output::Matrix) stage_coordinates(space);
+    const auto points = coordinates_;
     const int dim = params_.dim;
     const bool squared = params_.squared;
     const auto n = static_cast<std::int64_t>(n_);
@@ -247,7 +251,7 @@ class Kernel {
       kernels::row_sum(space, points, row_sums_.device, dim, squared);
       return;
     }
-    if (variant_ == Variant::Gemm) kernels::squared_norms(space, points, norms_, dim);
+    if (variant_ == Variant::Gemm) kernels::squared_norms(space, points_.device, norms_, dim);
     if (!plan_.chunked) {
       if (variant_ == Variant::Symmetric) kernels::symmetric(space, points, distances_.device, dim, squared);
       else compute_rows(space, distances_.device, 0, n);
@@ -329,12 +333,25 @@ class Kernel {
   // Rows [row0, row0 + count) into out(i - row0, j). Symmetric pairs rows with columns of other
   // blocks, so within a block it computes each entry directly.
   void compute_rows(const Space& space, const MatrixView& out, std::int64_t row0, std::int64_t count) const {
-    const auto points = points_.device;
+    const auto points = coordinates_;
     switch (variant_) {
       case Variant::Tiled: kernels::tiled(space, points, out, row0, count, params_.dim, params_.squared); break;
-      case Variant::Gemm: kernels::gemm(space, points, norms_, out, row0, count, params_.squared); break;
+      case Variant::Gemm: kernels::gemm(space, points_.device, norms_, out, row0, count, params_.squared); break;
       default: kernels::direct(space, points, out, row0, count, params_.dim, params_.squared);
     }
+  }
+
+  // The kernels read point j's coordinates for consecutive j: stored coordinate-major they are
+  // contiguous, so a CPU loads them as vectors and a GPU warp reads them coalesced. The points
+  // as given stay the input (the harness's copies and the verification use them).
+  void stage_coordinates(const Space& space) {
+    const auto points = points_.device;
+    const auto coordinates = coordinates_;
+    const int dim = params_.dim;
+    Kokkos::parallel_for(
+        "distance::coordinate-major", Kokkos::RangePolicy<Space>(space, 0, n_), KOKKOS_LAMBDA(const std::int64_t i) {
+          for (int k = 0; k < dim; ++k) coordinates(i, k) = points(i, k);
+        });
   }
 
   double scale() const { return params_.squared ? params_.dim / 6.0 : std::sqrt(params_.dim / 6.0); }
@@ -493,6 +510,7 @@ class Kernel {
   std::size_t n_;
   BlockPlan plan_;
   Field<Scalar**, Space> points_;
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, typename Space::memory_space> coordinates_;
   Field<Scalar**, Space> distances_;     // the matrix in the space (unchunked)
   Field<Scalar**, HostOutput> streamed_;  // the matrix on the host only (chunked)
   Field<Scalar*, Space> nearest_;
@@ -523,7 +541,7 @@ struct DistanceWorkload {
   static Footprint footprint(const Params& p, const MeasurementSpec& spec) {
     const std::size_t s = spec.precision == Precision::Float32 ? sizeof(float) : sizeof(double);
     const std::size_t n = spec.size;
-    const std::size_t points = n * static_cast<std::size_t>(p.dim) * s;
+    const std::size_t points = 2 * n * static_cast<std::size_t>(p.dim) * s;  // as given, coordinate-major
     switch (p.output) {
       case Output::RowMin: return {points + n * (s + sizeof(std::int64_t)), 0};
       case Output::RowSum: return {points + n * s, 0};

@@ -53,6 +53,37 @@ Kokkos::TeamPolicy<Space> row_policy(const Space& space, std::int64_t rows, int 
                                    Shape<Space>::vector_length);
 }
 
+// Point i's coordinates, held in registers when D is known at compile time: the column loop then
+// loads only column points, and stores to the output cannot be mistaken for writes to them.
+template <int Dim, class Points>
+struct RowPoint {
+  typename Points::non_const_value_type c[Dim];
+  KOKKOS_INLINE_FUNCTION RowPoint(const Points& points, std::int64_t i) {
+    for (int k = 0; k < Dim; ++k) c[k] = points(i, k);
+  }
+  KOKKOS_INLINE_FUNCTION typename Points::non_const_value_type operator[](int k) const { return c[k]; }
+};
+
+template <class Points>
+struct RowPoint<0, Points> {
+  const Points& points;
+  std::int64_t i;
+  KOKKOS_INLINE_FUNCTION RowPoint(const Points& p, std::int64_t row) : points(p), i(row) {}
+  KOKKOS_INLINE_FUNCTION typename Points::non_const_value_type operator[](int k) const { return points(i, k); }
+};
+
+// The one expression every matrix kernel evaluates, so that they agree bit for bit (with FMA
+// contraction, differently written sums round differently). Dim > 0: unrolled.
+template <int Dim, class Own, class Columns>
+KOKKOS_INLINE_FUNCTION auto squared_distance(const Own& own, const Columns& columns, std::int64_t j, int dim) {
+  typename Columns::non_const_value_type s = 0;
+  for (int k = 0; k < (Dim > 0 ? Dim : dim); ++k) {
+    const auto d = own[k] - columns(j, k);
+    s += d * d;
+  }
+  return s;
+}
+
 // Dim > 0 fixes the dimension at compile time: the loop over coordinates unrolls and the loop
 // over columns vectorizes; Dim = 0 reads it at run time (any other D).
 template <int Dim, class Space, class Points, class Out>
@@ -69,13 +100,9 @@ void direct_rows(const Space& space, const Points& points, const Out& out, std::
         const std::int64_t count = first + per_team <= rows ? per_team : rows - first;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const std::int64_t r) {
           const std::int64_t local = first + r;
-          const std::int64_t i = row0 + local;
+          const RowPoint<Dim, Points> own(points, row0 + local);
           for_columns<Space>(team, 0, n, [&](const std::int64_t j) {
-            Scalar s = 0;
-            for (int k = 0; k < (Dim > 0 ? Dim : dim); ++k) {
-              const Scalar d = points(i, k) - points(j, k);
-              s += d * d;
-            }
+            const Scalar s = squared_distance<Dim>(own, points, j, dim);
             out(local, j) = squared ? s : compat::math::sqrt(s);
           });
         });
@@ -86,10 +113,14 @@ void direct_rows(const Space& space, const Points& points, const Out& out, std::
 // from global memory once.
 inline constexpr int kTileRows = 16;
 
-template <class Scalar>
+// A tile takes up to 16 KB (half of a CPU core's L1, a small share of a GPU's shared memory).
+// On a CPU a row's pass over a tile is one vectorized loop, so wider tiles amortise its set-up;
+// on a GPU 256 columns already give every lane of a team several.
+template <class Scalar, class Space>
 int tile_columns(int dim) {
+  const int widest = is_host_space<Space>() ? 1024 : 256;
   const int fit = static_cast<int>(16384 / (static_cast<std::size_t>(dim) * sizeof(Scalar)));
-  return fit < 1 ? 1 : (fit > 256 ? 256 : fit);
+  return fit < 1 ? 1 : (fit > widest ? widest : fit);
 }
 
 template <int Dim, class Space, class Points, class Out>
@@ -98,10 +129,11 @@ void tiled_rows(const Space& space, const Points& points, const Out& out, std::i
   const int dim = Dim > 0 ? Dim : runtime_dim;
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
   using Scalar = typename Out::non_const_value_type;
-  using Tile = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::scratch_memory_space,
+  // Coordinate-major like the points, so a row's pass over the tile reads it contiguously.
+  using Tile = Kokkos::View<Scalar**, Kokkos::LayoutLeft, typename Space::scratch_memory_space,
                             Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const auto n = static_cast<std::int64_t>(points.extent(0));
-  const int columns = tile_columns<Scalar>(dim);
+  const int columns = tile_columns<Scalar, Space>(dim);
   auto policy = row_policy(space, rows, kTileRows);
   policy.set_scratch_size(0, Kokkos::PerTeam(Tile::shmem_size(columns, dim)));
   Kokkos::parallel_for(
@@ -112,19 +144,15 @@ void tiled_rows(const Space& space, const Points& points, const Out& out, std::i
         for (std::int64_t j0 = 0; j0 < n; j0 += columns) {
           const std::int64_t width = j0 + columns <= n ? columns : n - j0;
           team.team_barrier();  // the previous tile is no longer read
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width * dim), [&](const std::int64_t t) {
-            tile(t / dim, t % dim) = points(j0 + t / dim, t % dim);
-          });
+          for (int k = 0; k < (Dim > 0 ? Dim : dim); ++k)  // contiguous copies, one per coordinate
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width),
+                                 [&](const std::int64_t jj) { tile(jj, k) = points(j0 + jj, k); });
           team.team_barrier();
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const std::int64_t r) {
             const std::int64_t local = first + r;
-            const std::int64_t i = row0 + local;
+            const RowPoint<Dim, Points> own(points, row0 + local);
             for_columns<Space>(team, 0, width, [&](const std::int64_t jj) {
-              Scalar s = 0;
-              for (int k = 0; k < (Dim > 0 ? Dim : dim); ++k) {
-                const Scalar d = points(i, k) - tile(jj, k);
-                s += d * d;
-              }
+              const Scalar s = squared_distance<Dim>(own, tile, jj, dim);
               out(local, j0 + jj) = squared ? s : compat::math::sqrt(s);
             });
           });
@@ -157,8 +185,9 @@ void tiled(const Space& space, const Points& points, const Out& out, std::int64_
 // contiguous. Every tile pair is the same work, so the triangle is balanced across teams.
 inline constexpr int kSymmetricTile = 32;
 
-template <class Space, class Points, class Out>
-void symmetric(const Space& space, const Points& points, const Out& out, int dim, bool squared) {
+template <int Dim, class Space, class Points, class Out>
+void symmetric_tiles(const Space& space, const Points& points, const Out& out, int runtime_dim, bool squared) {
+  const int dim = Dim > 0 ? Dim : runtime_dim;
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
   using Scalar = typename Out::non_const_value_type;
   using Tile = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::scratch_memory_space,
@@ -183,12 +212,9 @@ void symmetric(const Space& space, const Points& points, const Out& out, int dim
         const std::int64_t width = j0 + T <= n ? T : n - j0;
         Tile tile(team.team_scratch(0), T, T);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, height), [&](const std::int64_t r) {
+          const RowPoint<Dim, Points> own(points, i0 + r);
           for_columns<Space>(team, 0, width, [&](const std::int64_t c) {
-            Scalar s = 0;
-            for (int d = 0; d < dim; ++d) {
-              const Scalar diff = points(i0 + r, d) - points(j0 + c, d);
-              s += diff * diff;
-            }
+            const Scalar s = squared_distance<Dim>(own, points, j0 + c, dim);
             const Scalar v = squared ? s : compat::math::sqrt(s);
             tile(r, c) = v;
             out(i0 + r, j0 + c) = v;
@@ -200,6 +226,15 @@ void symmetric(const Space& space, const Points& points, const Out& out, int dim
           for_columns<Space>(team, 0, height, [&](const std::int64_t r) { out(j0 + c, i0 + r) = tile(r, c); });
         });
       });
+}
+
+template <class Space, class Points, class Out>
+void symmetric(const Space& space, const Points& points, const Out& out, int dim, bool squared) {
+  switch (dim) {
+    case 2: symmetric_tiles<2>(space, points, out, dim, squared); break;
+    case 3: symmetric_tiles<3>(space, points, out, dim, squared); break;
+    default: symmetric_tiles<0>(space, points, out, dim, squared);
+  }
 }
 
 // The NumPy/CuPy form x2 - 2 x.y + y2: the cross term by KokkosBlas::gemm, then the norms added,
