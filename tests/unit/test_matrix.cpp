@@ -40,8 +40,8 @@ matrix::Params rectangular() {
   p.k = 53;
   p.alpha = -1.25;
   p.beta = 0.5;
-  p.tile_m = 16;
-  p.tile_n = 16;
+  p.tile_m = 32;
+  p.tile_n = 32;
   p.tile_k = 10;
   return p;
 }
