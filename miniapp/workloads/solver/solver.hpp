@@ -101,6 +101,8 @@ class Kernel {
   using BatchVectors = Kokkos::View<Scalar**, BatchLayout, Device>;
   using Matrix = Kokkos::View<Scalar**, Kokkos::LayoutRight, Device>;
   using Vector = Kokkos::View<Scalar*, Device>;
+  // A leaf's rows contiguous on a CPU; on a GPU, a column's values contiguous across threads.
+  using LeafMatrix = Kokkos::View<Scalar**, BatchLayout, Device>;
 
   Kernel(const Params& p, const std::string& variant, std::size_t n)
       : params_(p),
@@ -137,6 +139,7 @@ class Kernel {
         dense_lu_ = Matrix("solver::lu", n, n);
         dense_rhs_ = Vector("solver::rhs", n);
         pivots_ = Kokkos::View<int*, Device>("solver::pivots", n);
+        dense_leaf_ = LeafMatrix("solver::leaf", n, kDenseLeaf);
         scale_ = Kokkos::View<Scalar, typename Space::memory_space>("solver::scale");
         break;
     }
@@ -377,57 +380,71 @@ class Kernel {
     dense_swap_rows(space, s, cm, c1, c0, cm, false);
   }
 
-  // Columns [c0, c1), rows [c0, n), one column after the other by one team: the pivot search is a
-  // team MaxLoc reduction, the rank-1 update is limited to the leaf's columns.
+  // Columns [c0, c1), rows [c0, n), one column after the other by one team, on a compact copy
+  // (dense_leaf_): in place, every row of the leaf is on a page of its own (the rows of lu are
+  // n values apart), and each column's pass would miss the TLB once per row. The pass that
+  // eliminates column j also finds the pivot of column j + 1 (a team MaxLoc reduction), so each
+  // column costs one pass over the rows and one rendezvous (two when rows are swapped).
   void dense_factor_leaf(const Space& space, int s, int c0, int c1) {
     using Policy = Kokkos::TeamPolicy<Space>;
     using Member = typename Policy::member_type;
+    using MaxLoc = Kokkos::MaxLoc<Scalar, int>;
+    using Best = typename MaxLoc::value_type;
     const auto info = info_.device;
     const auto lu = dense_lu_;
+    const auto leaf = dense_leaf_;
     const auto pivots = pivots_;
     const auto scale = scale_;
     const int n = static_cast<int>(n_);
+    const int rows = n - c0;
+    const int width = c1 - c0;
     const Scalar tiny_factor = this->tiny_factor();
-    auto leaf = KOKKOS_LAMBDA(const Member& team) {
+    auto factor = KOKKOS_LAMBDA(const Member& team) {
       if (info(s) != 0) return;
       const Scalar tiny = tiny_factor * scale();
-      for (int j = c0; j < c1; ++j) {
-        using MaxLoc = Kokkos::MaxLoc<Scalar, int>;
-        typename MaxLoc::value_type pivot;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, j, n),
-            [&](const int i, typename MaxLoc::value_type& best) {
-              const Scalar v = compat::math::fabs(lu(i, j));
-              if (v > best.val) {
-                best.val = v;
-                best.loc = i;
-              }
-            },
-            MaxLoc(pivot));
+      Best pivot;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, 0, rows),
+          [&](const int r, Best& best) {
+            for (int c = 0; c < width; ++c) leaf(r, c) = lu(c0 + r, c0 + c);
+            const Scalar v = compat::math::fabs(leaf(r, 0));
+            if (v > best.val) best.val = v, best.loc = r;
+          },
+          MaxLoc(pivot));
+      for (int j = 0; j < width; ++j) {
         if (!(pivot.val > tiny)) {
-          Kokkos::single(Kokkos::PerTeam(team), [&]() { info(s) = j + 1; });
+          Kokkos::single(Kokkos::PerTeam(team), [&]() { info(s) = c0 + j + 1; });
           return;
         }
         const int p = pivot.loc;
-        Kokkos::single(Kokkos::PerTeam(team), [&]() { pivots(j) = p; });
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { pivots(c0 + j) = c0 + p; });
         if (p != j) {
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, c0, c1), [&](const int c) {
-            const Scalar t = lu(j, c);
-            lu(j, c) = lu(p, c);
-            lu(p, c) = t;
+          // The reduction that found p was a rendezvous: every row's update is visible here.
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 0, width), [&](const int c) {
+            const Scalar t = leaf(j, c);
+            leaf(j, c) = leaf(p, c);
+            leaf(p, c) = t;
           });
           team.team_barrier();
         }
-        const Scalar inverse_pivot = Scalar(1) / lu(j, j);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j + 1, n), [&](const int i) {
-          const Scalar l = lu(i, j) * inverse_pivot;
-          lu(i, j) = l;
-          for (int c = j + 1; c < c1; ++c) lu(i, c) -= l * lu(j, c);
-        });
-        team.team_barrier();
+        const Scalar inverse_pivot = Scalar(1) / leaf(j, j);
+        const int next = j + 1 < width ? j + 1 : j;  // past the leaf's last column the search is idle
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, j + 1, rows),
+            [&](const int r, Best& best) {
+              const Scalar l = leaf(r, j) * inverse_pivot;
+              leaf(r, j) = l;
+              for (int c = j + 1; c < width; ++c) leaf(r, c) -= l * leaf(j, c);
+              const Scalar v = compat::math::fabs(leaf(r, next));
+              if (v > best.val) best.val = v, best.loc = r;
+            },
+            MaxLoc(pivot));
       }
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 0, rows), [&](const int r) {
+        for (int c = 0; c < width; ++c) lu(c0 + r, c0 + c) = leaf(r, c);
+      });
     };
-    Kokkos::parallel_for("solver::dense-panel", Policy(space, 1, whole_space_team(space, leaf)), leaf);
+    Kokkos::parallel_for("solver::dense-panel", Policy(space, 1, whole_space_team(space, factor)), factor);
   }
 
   // The row swaps of pivots [j0, j1), in order, applied to columns [c_lo, c_hi) (and to b with
@@ -534,11 +551,8 @@ class Kernel {
           }
         });
         team.team_barrier();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b1, n), [&](const int i) {
-          Scalar sum = 0;
-          for (int j = b0; j < b1; ++j) sum += lu(i, j) * rhs(j);
-          rhs(i) -= sum;
-        });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b1, n),
+                             [&](const int i) { rhs(i) -= row_times_vector(lu, i, b0, b1, rhs); });
         team.team_barrier();
       }
       for (int b1 = n; b1 > 0; b1 -= block) {
@@ -551,16 +565,30 @@ class Kernel {
           }
         });
         team.team_barrier();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 0, b0), [&](const int i) {
-          Scalar sum = 0;
-          for (int j = b0; j < b1; ++j) sum += lu(i, j) * rhs(j);
-          rhs(i) -= sum;
-        });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 0, b0),
+                             [&](const int i) { rhs(i) -= row_times_vector(lu, i, b0, b1, rhs); });
         team.team_barrier();
       }
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const int i) { x(s, i) = rhs(i); });
     };
     Kokkos::parallel_for("solver::dense-solves", Policy(space, 1, whole_space_team(space, solves)), solves);
+  }
+
+  // sum_j m(i, j) v(j) over j in [j0, j1), in four independent sums: one running sum would be a
+  // chain of dependent adds the compiler may not reorder.
+  template <class MatrixView, class VectorView>
+  static KOKKOS_INLINE_FUNCTION Scalar row_times_vector(const MatrixView& m, int i, int j0, int j1,
+                                                        const VectorView& v) {
+    Scalar s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int j = j0;
+    for (; j + 3 < j1; j += 4) {
+      s0 += m(i, j) * v(j);
+      s1 += m(i, j + 1) * v(j + 1);
+      s2 += m(i, j + 2) * v(j + 2);
+      s3 += m(i, j + 3) * v(j + 3);
+    }
+    for (; j < j1; ++j) s0 += m(i, j) * v(j);
+    return (s0 + s1) + (s2 + s3);
   }
 
   // One team spanning the host's threads, or a large block on a GPU, for the sequential steps.
@@ -584,6 +612,7 @@ class Kernel {
   Matrix dense_lu_;
   Vector dense_rhs_;
   Kokkos::View<int*, Device> pivots_;
+  LeafMatrix dense_leaf_;  // dense-blocked: the leaf of the panel being factored
   Kokkos::View<Scalar, typename Space::memory_space> scale_;
 };
 
