@@ -101,6 +101,8 @@ class Kernel {
   using BatchVectors = Kokkos::View<Scalar**, BatchLayout, Device>;
   using Matrix = Kokkos::View<Scalar**, Kokkos::LayoutRight, Device>;
   using Vector = Kokkos::View<Scalar*, Device>;
+  // A leaf's rows contiguous on a CPU; on a GPU, a column's values contiguous across threads.
+  using LeafMatrix = Kokkos::View<Scalar**, BatchLayout, Device>;
 
   Kernel(const Params& p, const std::string& variant, std::size_t n)
       : params_(p),
@@ -137,6 +139,7 @@ class Kernel {
         dense_lu_ = Matrix("solver::lu", n, n);
         dense_rhs_ = Vector("solver::rhs", n);
         pivots_ = Kokkos::View<int*, Device>("solver::pivots", n);
+        dense_leaf_ = LeafMatrix("solver::leaf", n, kDenseLeaf);
         scale_ = Kokkos::View<Scalar, typename Space::memory_space>("solver::scale");
         break;
     }
@@ -308,23 +311,18 @@ class Kernel {
   }
 
   // Right-looking blocked LU of system s with partial pivoting (LAPACK's getrf order): factor a
-  // panel of block_size columns, apply its row swaps to the rest, solve for the block row of U,
-  // update the trailing matrix with one gemm; then the two triangular solves.
+  // panel of block_size columns (recursively, dense_factor_columns), apply its row swaps to the
+  // rest, solve for the block row of U, update the trailing matrix with one gemm; then the two
+  // triangular solves.
   void dense_blocked(const Space& space, std::size_t system) {
-    using Policy = Kokkos::TeamPolicy<Space>;
-    using Member = typename Policy::member_type;
-    using Cols = Kokkos::pair<int, int>;
     const auto a = a_.device;
     const auto b = b_.device;
-    const auto x = x_.device;
     const auto info = info_.device;
     const auto lu = dense_lu_;
     const auto rhs = dense_rhs_;
-    const auto pivots = pivots_;
     const auto scale = scale_;
     const int n = static_cast<int>(n_);
     const int s = static_cast<int>(system);
-    const Scalar tiny_factor = this->tiny_factor();
 
     Kokkos::parallel_reduce(
         "solver::dense-copy", Kokkos::RangePolicy<Space>(space, 0, n),
@@ -340,107 +338,257 @@ class Kernel {
         Kokkos::Max<Scalar, typename Space::memory_space>(scale));
 
     for (int k0 = 0; k0 < n; k0 += params_.block_size) {
-      const int kb = std::min(params_.block_size, n - k0);
-      const int k1 = k0 + kb;
-      auto panel = KOKKOS_LAMBDA(const Member& team) {
-        if (info(s) != 0) return;
-        const Scalar tiny = tiny_factor * scale();
-        for (int j = k0; j < k1; ++j) {
-          using MaxLoc = Kokkos::MaxLoc<Scalar, int>;
-          typename MaxLoc::value_type pivot;
-          Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(team, j, n),
-              [&](const int i, typename MaxLoc::value_type& best) {
-                const Scalar v = compat::math::fabs(lu(i, j));
-                if (v > best.val) {
-                  best.val = v;
-                  best.loc = i;
-                }
-              },
-              MaxLoc(pivot));
-          if (!(pivot.val > tiny)) {
-            Kokkos::single(Kokkos::PerTeam(team), [&]() { info(s) = j + 1; });
-            return;
-          }
-          const int p = pivot.loc;
-          Kokkos::single(Kokkos::PerTeam(team), [&]() { pivots(j) = p; });
-          if (p != j) {
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, k0, k1), [&](const int c) {
-              const Scalar t = lu(j, c);
-              lu(j, c) = lu(p, c);
-              lu(p, c) = t;
-            });
-            team.team_barrier();
-          }
-          const Scalar inverse_pivot = Scalar(1) / lu(j, j);
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, j + 1, n), [&](const int i) {
-            const Scalar l = lu(i, j) * inverse_pivot;
-            lu(i, j) = l;
-            for (int c = j + 1; c < k1; ++c) lu(i, c) -= l * lu(j, c);
+      const int k1 = std::min(k0 + params_.block_size, n);
+      dense_factor_columns(space, s, k0, k1);
+      dense_swap_rows(space, s, k0, k1, 0, k0, false);
+      dense_swap_rows(space, s, k0, k1, k1, n, true);
+      if (k1 == n) break;
+      dense_lower_solve(space, s, k0, k1, k1, n);
+      // A22 -= L21 U12. After a zero pivot this computes with finite leftovers; nothing divides by it.
+      dense_update(space, k1, n, k0, k1, k1, n);
+    }
+    dense_solves(space, s);
+  }
+
+  // Columns a leaf of the recursive panel factorisation handles one at a time: the leaf's rows of
+  // n x kDenseLeaf values stay in cache while each column is eliminated.
+  static constexpr int kDenseLeaf = 16;
+  // Columns one thread of the swap and triangular-solve kernels handles: a run of contiguous
+  // values to vectorise over on a CPU; one column per thread (neighbours coalesce) on a GPU.
+  static constexpr int kDenseColumnChunk = is_host_space<Space>() ? 64 : 1;
+  // Rows per diagonal block of the two final triangular solves.
+  static constexpr int kDenseSolveBlock = 64;
+
+  // LU with partial pivoting of columns [c0, c1), rows [c0, n), whose left columns are final
+  // (LAPACK's dgetrf2): the left half is factored, its swaps applied to the right half, the right
+  // half updated by a triangular solve and a gemm, then factored in turn; its swaps are applied to
+  // the left half. Most of the panel's flops so go through gemm. The recursion is on the host and
+  // only launches kernels.
+  void dense_factor_columns(const Space& space, int s, int c0, int c1) {
+    const int n = static_cast<int>(n_);
+    const int width = c1 - c0;
+    if (width <= kDenseLeaf) {
+      dense_factor_leaf(space, s, c0, c1);
+      return;
+    }
+    const int cm = c0 + std::max(kDenseLeaf, width / 2 / kDenseLeaf * kDenseLeaf);
+    dense_factor_columns(space, s, c0, cm);
+    dense_swap_rows(space, s, c0, cm, cm, c1, false);
+    dense_lower_solve(space, s, c0, cm, cm, c1);
+    dense_update(space, cm, n, c0, cm, cm, c1);
+    dense_factor_columns(space, s, cm, c1);
+    dense_swap_rows(space, s, cm, c1, c0, cm, false);
+  }
+
+  // Columns [c0, c1), rows [c0, n), one column after the other by one team, on a compact copy
+  // (dense_leaf_): in place, every row of the leaf is on a page of its own (the rows of lu are
+  // n values apart), and each column's pass would miss the TLB once per row. The pass that
+  // eliminates column j also finds the pivot of column j + 1 (a team MaxLoc reduction), so each
+  // column costs one pass over the rows and one rendezvous (two when rows are swapped).
+  void dense_factor_leaf(const Space& space, int s, int c0, int c1) {
+    using Policy = Kokkos::TeamPolicy<Space>;
+    using Member = typename Policy::member_type;
+    using MaxLoc = Kokkos::MaxLoc<Scalar, int>;
+    using Best = typename MaxLoc::value_type;
+    const auto info = info_.device;
+    const auto lu = dense_lu_;
+    const auto leaf = dense_leaf_;
+    const auto pivots = pivots_;
+    const auto scale = scale_;
+    const int n = static_cast<int>(n_);
+    const int rows = n - c0;
+    const int width = c1 - c0;
+    const Scalar tiny_factor = this->tiny_factor();
+    auto factor = KOKKOS_LAMBDA(const Member& team) {
+      if (info(s) != 0) return;
+      const Scalar tiny = tiny_factor * scale();
+      Best pivot;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, 0, rows),
+          [&](const int r, Best& best) {
+            for (int c = 0; c < width; ++c) leaf(r, c) = lu(c0 + r, c0 + c);
+            const Scalar v = compat::math::fabs(leaf(r, 0));
+            if (v > best.val) best.val = v, best.loc = r;
+          },
+          MaxLoc(pivot));
+      for (int j = 0; j < width; ++j) {
+        if (!(pivot.val > tiny)) {
+          Kokkos::single(Kokkos::PerTeam(team), [&]() { info(s) = c0 + j + 1; });
+          return;
+        }
+        const int p = pivot.loc;
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { pivots(c0 + j) = c0 + p; });
+        if (p != j) {
+          // The reduction that found p was a rendezvous: every row's update is visible here.
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 0, width), [&](const int c) {
+            const Scalar t = leaf(j, c);
+            leaf(j, c) = leaf(p, c);
+            leaf(p, c) = t;
           });
           team.team_barrier();
         }
-      };
-      Kokkos::parallel_for("solver::dense-panel", Policy(space, 1, whole_space_team(space, panel)), panel);
+        const Scalar inverse_pivot = Scalar(1) / leaf(j, j);
+        const int next = j + 1 < width ? j + 1 : j;  // past the leaf's last column the search is idle
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, j + 1, rows),
+            [&](const int r, Best& best) {
+              const Scalar l = leaf(r, j) * inverse_pivot;
+              leaf(r, j) = l;
+              for (int c = j + 1; c < width; ++c) leaf(r, c) -= l * leaf(j, c);
+              const Scalar v = compat::math::fabs(leaf(r, next));
+              if (v > best.val) best.val = v, best.loc = r;
+            },
+            MaxLoc(pivot));
+      }
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 0, rows), [&](const int r) {
+        for (int c = 0; c < width; ++c) lu(c0 + r, c0 + c) = leaf(r, c);
+      });
+    };
+    Kokkos::parallel_for("solver::dense-panel", Policy(space, 1, whole_space_team(space, factor)), factor);
+  }
 
-      // The panel's row swaps, applied to every column outside it and to b.
-      Kokkos::parallel_for(
-          "solver::dense-swap", Kokkos::RangePolicy<Space>(space, 0, n - kb + 1), KOKKOS_LAMBDA(const int index) {
-            if (info(s) != 0) return;
-            const int c = index < k0 ? index : index + kb;
-            for (int j = k0; j < k1; ++j) {
+  // The row swaps of pivots [j0, j1), in order, applied to columns [c_lo, c_hi) (and to b with
+  // `with_rhs`), a chunk of columns per thread (LAPACK's dlaswp).
+  void dense_swap_rows(const Space& space, int s, int j0, int j1, int c_lo, int c_hi, bool with_rhs) {
+    const int chunks = (c_hi - c_lo + kDenseColumnChunk - 1) / kDenseColumnChunk;
+    if (chunks + (with_rhs ? 1 : 0) == 0) return;
+    const auto info = info_.device;
+    const auto lu = dense_lu_;
+    const auto rhs = dense_rhs_;
+    const auto pivots = pivots_;
+    constexpr int chunk_width = kDenseColumnChunk;
+    Kokkos::parallel_for(
+        "solver::dense-swap", Kokkos::RangePolicy<Space>(space, 0, chunks + (with_rhs ? 1 : 0)),
+        KOKKOS_LAMBDA(const int chunk) {
+          if (info(s) != 0) return;
+          if (chunk == chunks) {
+            for (int j = j0; j < j1; ++j) {
               const int p = pivots(j);
-              if (p == j) continue;
-              Scalar& upper = c < n ? lu(j, c) : rhs(j);
-              Scalar& lower = c < n ? lu(p, c) : rhs(p);
-              const Scalar t = upper;
-              upper = lower;
-              lower = t;
+              const Scalar t = rhs(j);
+              rhs(j) = rhs(p);
+              rhs(p) = t;
             }
-          });
-      if (k1 == n) break;
+            return;
+          }
+          const int lo = c_lo + chunk * chunk_width;
+          const int hi = lo + chunk_width < c_hi ? lo + chunk_width : c_hi;
+          for (int j = j0; j < j1; ++j) {
+            const int p = pivots(j);
+            if (p == j) continue;
+            for (int c = lo; c < hi; ++c) {
+              const Scalar t = lu(j, c);
+              lu(j, c) = lu(p, c);
+              lu(p, c) = t;
+            }
+          }
+        });
+  }
 
-      // U12 = L11^-1 A12, one column per thread.
-      Kokkos::parallel_for(
-          "solver::dense-trsm", Kokkos::RangePolicy<Space>(space, k1, n), KOKKOS_LAMBDA(const int c) {
-            if (info(s) != 0) return;
-            for (int r = k0 + 1; r < k1; ++r) {
-              Scalar sum = lu(r, c);
-              for (int q = k0; q < r; ++q) sum -= lu(r, q) * lu(q, c);
-              lu(r, c) = sum;
-            }
-          });
-      // A22 -= L21 U12. After a zero pivot this computes with finite leftovers; nothing divides by it.
-      const auto l21 = Kokkos::subview(lu, Cols(k1, n), Cols(k0, k1));
-      const auto u12 = Kokkos::subview(lu, Cols(k0, k1), Cols(k1, n));
-      const auto a22 = Kokkos::subview(lu, Cols(k1, n), Cols(k1, n));
-      KokkosBlas::gemm("N", "N", Scalar(-1), l21, u12, Scalar(1), a22);
+  // A(r0:r1, c0:c1) = L(r0:r1, r0:r1)^-1 A(r0:r1, c0:c1), L unit lower triangular: recursively
+  // halved so that most flops are a gemm; leaves row by row, each row's update vectorised over a
+  // chunk of columns.
+  void dense_lower_solve(const Space& space, int s, int r0, int r1, int c0, int c1) {
+    if (c1 <= c0) return;
+    const int rows = r1 - r0;
+    if (rows > kDenseLeaf) {
+      const int rm = r0 + std::max(kDenseLeaf, rows / 2 / kDenseLeaf * kDenseLeaf);
+      dense_lower_solve(space, s, r0, rm, c0, c1);
+      dense_update(space, rm, r1, r0, rm, c0, c1);
+      dense_lower_solve(space, s, rm, r1, c0, c1);
+      return;
     }
+    const auto info = info_.device;
+    const auto lu = dense_lu_;
+    constexpr int chunk_width = kDenseColumnChunk;
+    const int chunks = (c1 - c0 + chunk_width - 1) / chunk_width;
+    Kokkos::parallel_for(
+        "solver::dense-trsm", Kokkos::RangePolicy<Space>(space, 0, chunks), KOKKOS_LAMBDA(const int chunk) {
+          if (info(s) != 0) return;
+          const int lo = c0 + chunk * chunk_width;
+          const int hi = lo + chunk_width < c1 ? lo + chunk_width : c1;
+          for (int r = r0 + 1; r < r1; ++r)
+            for (int q = r0; q < r; ++q) {
+              const Scalar l = lu(r, q);
+              for (int c = lo; c < hi; ++c) lu(r, c) -= l * lu(q, c);
+            }
+        });
+  }
 
-    // L y = P b, then U x = y: one dot product (a team reduction) per row.
+  // A(r0:r1, c0:c1) -= A(r0:r1, k0:k1) A(k0:k1, c0:c1).
+  void dense_update(const Space& space, int r0, int r1, int k0, int k1, int c0, int c1) {
+    using Cols = Kokkos::pair<int, int>;
+    (void)space;  // KokkosBlas::gemm of these versions runs on the default instance of the space
+    if (r1 <= r0 || c1 <= c0 || k1 <= k0) return;
+    const auto lu = dense_lu_;
+    KokkosBlas::gemm("N", "N", Scalar(-1), Kokkos::subview(lu, Cols(r0, r1), Cols(k0, k1)),
+                     Kokkos::subview(lu, Cols(k0, k1), Cols(c0, c1)), Scalar(1),
+                     Kokkos::subview(lu, Cols(r0, r1), Cols(c0, c1)));
+  }
+
+  // L y = P b, then U x = y, a diagonal block at a time: one member solves the block, then the
+  // team updates the rest of b with the block's columns (row-wise dot products of contiguous values).
+  void dense_solves(const Space& space, int s) {
+    using Policy = Kokkos::TeamPolicy<Space>;
+    using Member = typename Policy::member_type;
+    const auto x = x_.device;
+    const auto info = info_.device;
+    const auto lu = dense_lu_;
+    const auto rhs = dense_rhs_;
+    const int n = static_cast<int>(n_);
+    constexpr int block = kDenseSolveBlock;
     auto solves = KOKKOS_LAMBDA(const Member& team) {
       if (info(s) != 0) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const int i) { x(s, i) = Scalar(0); });
         return;
       }
-      for (int i = 1; i < n; ++i) {
-        Scalar sum = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, i), [&](const int j, Scalar& acc) { acc += lu(i, j) * rhs(j); }, sum);
-        Kokkos::single(Kokkos::PerTeam(team), [&]() { rhs(i) -= sum; });
+      for (int b0 = 0; b0 < n; b0 += block) {
+        const int b1 = b0 + block < n ? b0 + block : n;
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          for (int i = b0 + 1; i < b1; ++i) {
+            Scalar sum = rhs(i);
+            for (int j = b0; j < i; ++j) sum -= lu(i, j) * rhs(j);
+            rhs(i) = sum;
+          }
+        });
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b1, n),
+                             [&](const int i) { rhs(i) -= row_times_vector(lu, i, b0, b1, rhs); });
         team.team_barrier();
       }
-      for (int i = n - 1; i >= 0; --i) {
-        Scalar sum = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, i + 1, n), [&](const int j, Scalar& acc) { acc += lu(i, j) * rhs(j); },
-            sum);
-        Kokkos::single(Kokkos::PerTeam(team), [&]() { rhs(i) = (rhs(i) - sum) / lu(i, i); });
+      for (int b1 = n; b1 > 0; b1 -= block) {
+        const int b0 = b1 - block > 0 ? b1 - block : 0;
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          for (int i = b1 - 1; i >= b0; --i) {
+            Scalar sum = rhs(i);
+            for (int j = i + 1; j < b1; ++j) sum -= lu(i, j) * rhs(j);
+            rhs(i) = sum / lu(i, i);
+          }
+        });
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 0, b0),
+                             [&](const int i) { rhs(i) -= row_times_vector(lu, i, b0, b1, rhs); });
         team.team_barrier();
       }
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const int i) { x(s, i) = rhs(i); });
     };
     Kokkos::parallel_for("solver::dense-solves", Policy(space, 1, whole_space_team(space, solves)), solves);
+  }
+
+  // sum_j m(i, j) v(j) over j in [j0, j1), in four independent sums: one running sum would be a
+  // chain of dependent adds the compiler may not reorder.
+  template <class MatrixView, class VectorView>
+  static KOKKOS_INLINE_FUNCTION Scalar row_times_vector(const MatrixView& m, int i, int j0, int j1,
+                                                        const VectorView& v) {
+    Scalar s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int j = j0;
+    for (; j + 3 < j1; j += 4) {
+      s0 += m(i, j) * v(j);
+      s1 += m(i, j + 1) * v(j + 1);
+      s2 += m(i, j + 2) * v(j + 2);
+      s3 += m(i, j + 3) * v(j + 3);
+    }
+    for (; j < j1; ++j) s0 += m(i, j) * v(j);
+    return (s0 + s1) + (s2 + s3);
   }
 
   // One team spanning the host's threads, or a large block on a GPU, for the sequential steps.
@@ -464,6 +612,7 @@ class Kernel {
   Matrix dense_lu_;
   Vector dense_rhs_;
   Kokkos::View<int*, Device> pivots_;
+  LeafMatrix dense_leaf_;  // dense-blocked: the leaf of the panel being factored
   Kokkos::View<Scalar, typename Space::memory_space> scale_;
 };
 
