@@ -116,6 +116,24 @@ TYPED_TEST(RegressionTest, EveryVariantVerifiesUnderEveryPolicyAndVariantsAgree)
   }
 }
 
+// The fused kernel takes blocks of rows (a short last block goes row by row) and columns in
+// lanes of one vector (a column tail goes alone): every remainder of both must be summed once.
+// N > columns, so the fit keeps a loss of the noise's size that the replay's Gram form resolves.
+TYPED_TEST(RegressionTest, FusedCoversEveryRowBlockAndColumnTail) {
+  using Space = TypeParam;
+  // Columns 2, 6, 11: lanes of 4 (float64) and 8 (float32) with tails of every kind, no full lane too.
+  for (int features : {1, 5, 10}) {
+    for (std::size_t n = 41; n <= 44; ++n) {
+      regression::Kernel<double, Space> kd(multivariate(features, 40, 0.02), "fused", n);
+      const Verification vd = fit_and_verify(kd, 11 + n);
+      EXPECT_TRUE(vd.passed) << "float64 features " << features << " N " << n << ": " << vd.detail;
+      regression::Kernel<float, Space> kf(multivariate(features, 40, 0.02), "fused", n);
+      const Verification vf = fit_and_verify(kf, 11 + n);
+      EXPECT_TRUE(vf.passed) << "float32 features " << features << " N " << n << ": " << vf.detail;
+    }
+  }
+}
+
 TYPED_TEST(RegressionTest, Float32VerifiesAgainstTheFloat64Replay) {
   using Space = TypeParam;
   for (const char* variant : {"blas", "fused"}) {

@@ -85,15 +85,41 @@ KOKKOS_INLINE_FUNCTION double generate_row(bool single_variable, std::size_t n, 
   return y;
 }
 
+// Partial sums in lanes: Width independent accumulators (by default one cache line of Scalars).
+// Without -ffast-math a compiler may not reorder one chain of additions, so a single accumulator
+// neither vectorises nor hides the add latency; lanes do both while every element is still added
+// exactly once.
+template <class Scalar, int Width = static_cast<int>(64 / sizeof(Scalar))>
+struct Lanes {
+  static_assert(Width == 2 || Width == 4 || Width == 8 || Width == 16, "lanes fold 16 -> 8 -> 4 -> 2 -> 1");
+  static constexpr int kWidth = Width;
+  Scalar v[Width];
+
+  KOKKOS_INLINE_FUNCTION Lanes() {
+    for (int l = 0; l < Width; ++l) v[l] = Scalar(0);
+  }
+  // Pairwise, one stage per loop with constant bounds (a loop with shrinking bounds stays
+  // rolled and scalar).
+  KOKKOS_INLINE_FUNCTION Scalar total() {
+    for (int l = 8; l < Width; ++l) v[l - 8] += v[l];
+    for (int l = 4; l < Width && l < 8; ++l) v[l - 4] += v[l];
+    for (int l = 2; l < Width && l < 4; ++l) v[l - 2] += v[l];
+    return v[0] + v[1];
+  }
+};
+
 // One pass over X per step: sums[j] = sum_i X(i,j) r_i and sums[cols] = sum_i r_i^2 with
 // r = X beta - y. A runtime-length array reduction (value_count), joined by Kokkos' default
 // element-wise sum, so it needs no join() and builds on every backend and Kokkos version.
-// Each call takes a block of kRows rows: their dot products are independent chains (one row
-// alone is a chain of dependent multiply-adds, latency-bound: 2x slower on OpenMP), and the
-// sums are updated once per block instead of once per row.
+// Each call takes kRows rows of the row-major X and works along j, where a row is contiguous:
+// the rows' dot products x_i.beta in lanes of one vector each (kRows x kWidth independent
+// chains), then sums[j] += sum_l X(i_l, j) r_l in one loop over j that compilers vectorise as
+// it stands, the rows read again from L1. A block costs one pass of loop overhead, column tail
+// and load/store of the per-thread `sums` for kRows rows. A last, short block goes row by row.
 template <class Scalar, class MemorySpace>
 struct FusedGradient {
-  static constexpr int kRows = 8;
+  static constexpr int kRows = 4;
+  static constexpr int kWidth = static_cast<int>(32 / sizeof(Scalar));  // one AVX2 vector
   using value_type = Scalar[];
   Kokkos::View<const Scalar**, Kokkos::LayoutRight, MemorySpace> x;
   Kokkos::View<const Scalar*, Kokkos::LayoutRight, MemorySpace> y, beta;
@@ -102,32 +128,46 @@ struct FusedGradient {
   static std::int64_t blocks(std::size_t n) { return static_cast<std::int64_t>((n + kRows - 1) / kRows); }
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t block, value_type sums) const {
-    const std::int64_t cols = value_count - 1;
     const std::int64_t first = block * kRows;
-    const std::int64_t n = static_cast<std::int64_t>(x.extent(0));
+    const auto n = static_cast<std::int64_t>(x.extent(0));
     if (first + kRows <= n) {
-      Scalar r[kRows];
-      for (int l = 0; l < kRows; ++l) r[l] = -y(first + l);
-      for (std::int64_t j = 0; j < cols; ++j) {
-        const Scalar b = beta(j);
-        for (int l = 0; l < kRows; ++l) r[l] += x(first + l, j) * b;
-      }
-      for (std::int64_t j = 0; j < cols; ++j) {
-        Scalar g = 0;
-        for (int l = 0; l < kRows; ++l) g += x(first + l, j) * r[l];
-        sums[j] += g;
-      }
-      Scalar rr = 0;
-      for (int l = 0; l < kRows; ++l) rr += r[l] * r[l];
-      sums[cols] += rr;
+      rows<kRows>(first, sums);
       return;
     }
-    for (std::int64_t i = first; i < n; ++i) {
-      Scalar r = -y(i);
-      for (std::int64_t j = 0; j < cols; ++j) r += x(i, j) * beta(j);
-      for (std::int64_t j = 0; j < cols; ++j) sums[j] += x(i, j) * r;
-      sums[cols] += r * r;
+    for (std::int64_t i = first; i < n; ++i) rows<1>(i, sums);
+  }
+
+  // One row's dot product, a loop of its own per row: GCC vectorises it along j, while the same
+  // loop nested in one over the block's rows gets vectorised across rows, with shuffles.
+  KOKKOS_INLINE_FUNCTION static Scalar dot(const Scalar* xi, const Scalar* b, const std::int64_t cols) {
+    Lanes<Scalar, kWidth> lanes;
+    std::int64_t j = 0;
+    for (; j + kWidth <= cols; j += kWidth)
+      for (int w = 0; w < kWidth; ++w) lanes.v[w] += xi[j + w] * b[j + w];
+    // The column tail into its own sum: lanes indexed by a runtime count would live in memory.
+    Scalar tail = 0;
+    for (; j < cols; ++j) tail += xi[j] * b[j];
+    return lanes.total() + tail;
+  }
+
+  template <int R>
+  KOKKOS_INLINE_FUNCTION void rows(const std::int64_t first, value_type sums) const {
+    const std::int64_t cols = value_count - 1;
+    const Scalar* b = beta.data();
+    const Scalar* xr[R];
+    for (int l = 0; l < R; ++l) xr[l] = &x(first + l, 0);
+    Scalar r[R];
+    Scalar rr = 0;
+    for (int l = 0; l < R; ++l) {
+      r[l] = dot(xr[l], b, cols) - y(first + l);
+      rr += r[l] * r[l];
     }
+    for (std::int64_t j = 0; j < cols; ++j) {
+      Scalar g = sums[j];
+      for (int l = 0; l < R; ++l) g += xr[l][j] * r[l];
+      sums[j] = g;
+    }
+    sums[cols] += rr;
   }
 };
 
