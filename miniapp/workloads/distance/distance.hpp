@@ -238,7 +238,8 @@ class Kernel {
   }
 
   void compute(const Space& space) {
-    if (variant_ != Variant::Gemm || params_.output != Output::Matrix) stage_coordinates(space);
+    if (variant_ != Variant::Gemm || params_.output != Output::Matrix)
+      kernels::coordinate_major(space, points_.device, coordinates_, params_.dim);
     const auto points = coordinates_;
     const int dim = params_.dim;
     const bool squared = params_.squared;
@@ -339,19 +340,6 @@ class Kernel {
       case Variant::Gemm: kernels::gemm(space, points_.device, norms_, out, row0, count, params_.squared); break;
       default: kernels::direct(space, points, out, row0, count, params_.dim, params_.squared);
     }
-  }
-
-  // The kernels read point j's coordinates for consecutive j: stored coordinate-major they are
-  // contiguous, so a CPU loads them as vectors and a GPU warp reads them coalesced. The points
-  // as given stay the input (the harness's copies and the verification use them).
-  void stage_coordinates(const Space& space) {
-    const auto points = points_.device;
-    const auto coordinates = coordinates_;
-    const int dim = params_.dim;
-    Kokkos::parallel_for(
-        "distance::coordinate-major", Kokkos::RangePolicy<Space>(space, 0, n_), KOKKOS_LAMBDA(const std::int64_t i) {
-          for (int k = 0; k < dim; ++k) coordinates(i, k) = points(i, k);
-        });
   }
 
   double scale() const { return params_.squared ? params_.dim / 6.0 : std::sqrt(params_.dim / 6.0); }
