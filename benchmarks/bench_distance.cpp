@@ -39,7 +39,7 @@ void distance_matrix(benchmark::State& state, const std::string& variant) {
 }  // namespace
 
 MINIAPP_BENCHMARKS(register_distance_benchmarks) {
-  for_each_space([](auto tag) {
+  for_each_tested_space([](auto tag) {
     using Space = typename decltype(tag)::type;
     const std::string s = space_name<Space>();
     benchmark::RegisterBenchmark(("fill/float32/" + s).c_str(), fill<float, Space>)

@@ -90,7 +90,7 @@ void vendor_gemm(benchmark::State& state) {
 }  // namespace
 
 MINIAPP_BENCHMARKS(register_matrix_benchmarks) {
-  for_each_space([](auto tag) {
+  for_each_tested_space([](auto tag) {
     using Space = typename decltype(tag)::type;
     const std::string s = space_name<Space>();
     benchmark::RegisterBenchmark(("copy/float32/" + s).c_str(), copy<float, Space>)

@@ -75,7 +75,7 @@ void gradient_steps(benchmark::State& state, const std::string& variant) {
 
 template <class Scalar>
 void register_for_precision(const std::string& precision) {
-  for_each_space([&](auto tag) {
+  for_each_tested_space([&](auto tag) {
     using Space = typename decltype(tag)::type;
     const std::string s = space_name<Space>();
     auto shapes = [](benchmark::internal::Benchmark* b) {

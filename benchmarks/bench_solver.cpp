@@ -90,7 +90,7 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
   // {n, systems, block size}: the three shapes.
   const std::vector<std::vector<std::int64_t>> batched = {{8, 100000, 0}, {32, 10000, 0}};
   const std::vector<std::int64_t> dense = {2048, 1, 128};
-  for_each_space([&](auto tag) {
+  for_each_tested_space([&](auto tag) {
     using Space = typename decltype(tag)::type;
     const std::string s = space_name<Space>();
     for (const char* variant : {"batched-thread", "batched-team", "batched-kokkos-kernels"}) {

@@ -74,6 +74,9 @@ case "$BACKEND" in
     ;;
   hip) cxx=$(command -v hipcc) ;;
 esac
+# Tests and benchmarks for the device space only: the host build compiles their host spaces
+# (see TestedSpaces in miniapp/core/spaces.hpp); the mini-app keeps every space.
+flags+="${flags:+ }-DMINIAPP_CHECK_DEVICE_SPACES_ONLY"
 [ -x "$cxx" ] || fail "no compiler $cxx"
 echo "Kokkos prefix: $prefix ($((SECONDS - START)) s)"
 

@@ -17,7 +17,7 @@ struct ToGTestTypes<TypeList<S...>> {
   using type = ::testing::Types<S...>;
 };
 
-using SpaceTypes = ToGTestTypes<CompiledSpaces>::type;
+using SpaceTypes = ToGTestTypes<TestedSpaces>::type;
 
 struct SpaceNames {
   template <class Space>
