@@ -156,6 +156,21 @@ struct FusedGradient {
     const Scalar* b = beta.data();
     const Scalar* xr[R];
     for (int l = 0; l < R; ++l) xr[l] = &x(first + l, 0);
+    if (cols == 2) {
+      // The single-variable fit, X = [x, 1]: loops of two columns cost more in set-up than in
+      // work (4.5 ms per step at N = 10^6 against 1.7 for blas), so written out.
+      Scalar g0 = 0, g1 = 0, rr = 0;
+      for (int l = 0; l < R; ++l) {
+        const Scalar r = xr[l][0] * b[0] + xr[l][1] * b[1] - y(first + l);
+        g0 += xr[l][0] * r;
+        g1 += xr[l][1] * r;
+        rr += r * r;
+      }
+      sums[0] += g0;
+      sums[1] += g1;
+      sums[2] += rr;
+      return;
+    }
     Scalar r[R];
     Scalar rr = 0;
     for (int l = 0; l < R; ++l) {
