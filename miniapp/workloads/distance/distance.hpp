@@ -196,8 +196,7 @@ class Kernel {
         n_(n),
         plan_(plan_blocks(p, n, sizeof(Scalar), budget_for(p, space_name<Space>(), is_host_space<Space>()))),
         points_("points", n, p.dim),
-        coordinates_("points (coordinate-major)", p.output == Output::Matrix && variant_ == Variant::Gemm ? 0 : n,
-                     p.dim),
+        coordinates_("points (coordinate-major)", reads_coordinates() ? n : 0, p.dim),
         distances_("distances", matrix_rows(false), matrix_rows(false)),
         streamed_("distances (streamed to host)", matrix_rows(true), matrix_rows(true)),
         nearest_("nearest distance", p.output == Output::RowMin ? n : 0),
@@ -238,8 +237,7 @@ class Kernel {
   }
 
   void compute(const Space& space) {
-    if (variant_ != Variant::Gemm || params_.output != Output::Matrix)
-      kernels::coordinate_major(space, points_.device, coordinates_, params_.dim);
+    if (reads_coordinates()) kernels::coordinate_major(space, points_.device, coordinates_, params_.dim);
     const auto points = coordinates_;
     const int dim = params_.dim;
     const bool squared = params_.squared;
@@ -327,6 +325,9 @@ class Kernel {
   bool overlaps() const { return plan_.chunked && instances_ && instances_->concurrent() && variant_ != Variant::Gemm; }
 
  private:
+  // Every kernel but the gemm form of the matrix reads the coordinate-major copy.
+  bool reads_coordinates() const { return !(params_.output == Output::Matrix && variant_ == Variant::Gemm); }
+
   std::size_t matrix_rows(bool streamed) const {
     return params_.output == Output::Matrix && plan_.chunked == streamed ? n_ : 0;
   }

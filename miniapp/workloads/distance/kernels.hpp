@@ -10,6 +10,7 @@
 #include <KokkosBlas3_gemm.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace miniapp::distance::kernels {
 
@@ -96,6 +97,17 @@ KOKKOS_INLINE_FUNCTION auto squared_distance(const Own& own, const Columns& colu
   return s;
 }
 
+// Calls f with std::integral_constant<int, D> for the dimensions compiled as constants (2, 3)
+// and with D = 0, read at run time, for any other.
+template <class F>
+void with_dimension(int dim, F&& f) {
+  switch (dim) {
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 3: f(std::integral_constant<int, 3>{}); break;
+    default: f(std::integral_constant<int, 0>{});
+  }
+}
+
 // Dim > 0 fixes the dimension at compile time: the loop over coordinates unrolls and the loop
 // over columns vectorizes; Dim = 0 reads it at run time (any other D).
 template <int Dim, class Space, class Points, class Out>
@@ -178,21 +190,13 @@ void tiled_rows(const Space& space, const Points& points, const Out& out, std::i
 template <class Space, class Points, class Out>
 void direct(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows, int dim,
             bool squared) {
-  switch (dim) {
-    case 2: direct_rows<2>(space, points, out, row0, rows, dim, squared); break;
-    case 3: direct_rows<3>(space, points, out, row0, rows, dim, squared); break;
-    default: direct_rows<0>(space, points, out, row0, rows, dim, squared);
-  }
+  with_dimension(dim, [&](auto fixed) { direct_rows<decltype(fixed)::value>(space, points, out, row0, rows, dim, squared); });
 }
 
 template <class Space, class Points, class Out>
 void tiled(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows, int dim,
            bool squared) {
-  switch (dim) {
-    case 2: tiled_rows<2>(space, points, out, row0, rows, dim, squared); break;
-    case 3: tiled_rows<3>(space, points, out, row0, rows, dim, squared); break;
-    default: tiled_rows<0>(space, points, out, row0, rows, dim, squared);
-  }
+  with_dimension(dim, [&](auto fixed) { tiled_rows<decltype(fixed)::value>(space, points, out, row0, rows, dim, squared); });
 }
 
 // Each unordered pair once: a team takes a pair of T x T tiles (I >= J) of the lower triangle,
@@ -245,11 +249,7 @@ void symmetric_tiles(const Space& space, const Points& points, const Out& out, i
 
 template <class Space, class Points, class Out>
 void symmetric(const Space& space, const Points& points, const Out& out, int dim, bool squared) {
-  switch (dim) {
-    case 2: symmetric_tiles<2>(space, points, out, dim, squared); break;
-    case 3: symmetric_tiles<3>(space, points, out, dim, squared); break;
-    default: symmetric_tiles<0>(space, points, out, dim, squared);
-  }
+  with_dimension(dim, [&](auto fixed) { symmetric_tiles<decltype(fixed)::value>(space, points, out, dim, squared); });
 }
 
 // The NumPy/CuPy form x2 - 2 x.y + y2: the cross term by KokkosBlas::gemm, then the norms added,

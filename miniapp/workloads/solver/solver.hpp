@@ -359,6 +359,10 @@ class Kernel {
   // Rows per diagonal block of the two final triangular solves.
   static constexpr int kDenseSolveBlock = 64;
 
+  // Where the recursive factorisation and triangular solve halve an extent: a multiple of the leaf,
+  // at least one leaf.
+  static int recursion_split(int extent) { return std::max(kDenseLeaf, extent / 2 / kDenseLeaf * kDenseLeaf); }
+
   // LU with partial pivoting of columns [c0, c1), rows [c0, n), whose left columns are final
   // (LAPACK's dgetrf2): the left half is factored, its swaps applied to the right half, the right
   // half updated by a triangular solve and a gemm, then factored in turn; its swaps are applied to
@@ -371,7 +375,7 @@ class Kernel {
       dense_factor_leaf(space, s, c0, c1);
       return;
     }
-    const int cm = c0 + std::max(kDenseLeaf, width / 2 / kDenseLeaf * kDenseLeaf);
+    const int cm = c0 + recursion_split(width);
     dense_factor_columns(space, s, c0, cm);
     dense_swap_rows(space, s, c0, cm, cm, c1, false);
     dense_lower_solve(space, s, c0, cm, cm, c1);
@@ -491,7 +495,7 @@ class Kernel {
     if (c1 <= c0) return;
     const int rows = r1 - r0;
     if (rows > kDenseLeaf) {
-      const int rm = r0 + std::max(kDenseLeaf, rows / 2 / kDenseLeaf * kDenseLeaf);
+      const int rm = r0 + recursion_split(rows);
       dense_lower_solve(space, s, r0, rm, c0, c1);
       dense_update(space, rm, r1, r0, rm, c0, c1);
       dense_lower_solve(space, s, rm, r1, c0, c1);
