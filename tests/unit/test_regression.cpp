@@ -116,14 +116,18 @@ TYPED_TEST(RegressionTest, EveryVariantVerifiesUnderEveryPolicyAndVariantsAgree)
   }
 }
 
-// The fused kernel takes blocks of rows (a short last block goes row by row) and columns in
-// lanes of one vector (a column tail goes alone): every remainder of both must be summed once.
-// N > columns, so the fit keeps a loss of the noise's size that the replay's Gram form resolves.
+// The fused kernels take blocks of rows (a short last block goes row by row) and columns in
+// packs or lanes of one vector (a column tail goes alone, or as a pack ending at the row's end):
+// every remainder of both must be summed once. On CPUs, models at least one pack wide (8 float32
+// or 4 float64 columns) take the hand-vectorised kernel, 8 blocks of one pack's width of rows per
+// call; narrower ones the portable kernel. N > columns, so the fit keeps a loss of the noise's
+// size that the replay's Gram form resolves.
 TYPED_TEST(RegressionTest, FusedCoversEveryRowBlockAndColumnTail) {
   using Space = TypeParam;
-  // Columns 2, 6, 11: lanes of 4 (float64) and 8 (float32) with tails of every kind, no full lane too.
-  for (int features : {1, 5, 10}) {
-    for (std::size_t n = 41; n <= 44; ++n) {
+  // Columns 2, 4, 6, 8, 11, 16: packs of 4 (float64) and 8 (float32) with no tail, tails of
+  // every kind, exactly one pack and none; N up to several calls of 64 rows plus a few.
+  for (int features : {1, 3, 5, 7, 10, 15}) {
+    for (std::size_t n : {41, 42, 43, 44, 131}) {
       regression::Kernel<double, Space> kd(multivariate(features, 40, 0.02), "fused", n);
       const Verification vd = fit_and_verify(kd, 11 + n);
       EXPECT_TRUE(vd.passed) << "float64 features " << features << " N " << n << ": " << vd.detail;

@@ -1,0 +1,79 @@
+#pragma once
+// A pack of Scalars that one host SIMD instruction works on (GCC/Clang vector extensions), for
+// host kernels that must be vectorised by hand: where a kernel mixes a row's dot product, its
+// horizontal sum and an update, compilers' own vectorisation of the generic loops leaves it
+// compute-bound.
+//
+// Only in host-compiler builds: nvcc refuses vector types in __host__ __device__ functions, which
+// every Kokkos kernel body is, so CUDA and HIP builds define MINIAPP_HOST_SIMD 0 and their host
+// spaces take the portable kernels. GCC >= 12 and Clang provide __builtin_shufflevector.
+
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(__HIPCC__) && \
+    defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define MINIAPP_HOST_SIMD 1
+#endif
+#endif
+#ifndef MINIAPP_HOST_SIMD
+#define MINIAPP_HOST_SIMD 0
+#endif
+
+#if MINIAPP_HOST_SIMD
+namespace miniapp::simd {
+
+// 32 bytes: one AVX register; two SSE2 registers where the build targets no AVX, half an
+// AVX-512 register where it does (the kernels' register blocking is sized for 16 of them).
+inline constexpr int kPackBytes = 32;
+
+template <class Scalar>
+struct Pack {
+  static_assert(sizeof(Scalar) == 4 || sizeof(Scalar) == 8, "float or double");
+  static constexpr int width = kPackBytes / static_cast<int>(sizeof(Scalar));
+  typedef Scalar type __attribute__((vector_size(kPackBytes)));
+
+  // Unaligned: rows of a matrix start wherever the row length puts them.
+  static type load(const Scalar* p) {
+    type v;
+    __builtin_memcpy(&v, p, sizeof(v));
+    return v;
+  }
+  static void store(Scalar* p, const type& v) { __builtin_memcpy(p, &v, sizeof(v)); }
+
+  // Lanes [width - count, width) of one, the others zero: the last `count` elements of a load
+  // that ends at a row's end.
+  static type last_lanes(int count) {
+    type m;
+    for (int l = 0; l < width; ++l) m[l] = l >= width - count ? Scalar(1) : Scalar(0);
+    return m;
+  }
+
+  static Scalar sum(const type& v) {
+    Scalar s = 0;
+    for (int l = 0; l < width; ++l) s += v[l];
+    return s;
+  }
+
+  // rows[0..width) -> the pack whose lane l is the sum of rows[l]'s lanes: a transpose and add
+  // in log2(width) shuffle stages, instead of width horizontal sums.
+  static type transpose_sum(const type* rows) {
+    if constexpr (width == 8) {
+      auto pairs = [](const type& p, const type& q) {
+        return __builtin_shufflevector(p, q, 0, 2, 8, 10, 4, 6, 12, 14) +
+               __builtin_shufflevector(p, q, 1, 3, 9, 11, 5, 7, 13, 15);
+      };
+      const type q0 = pairs(pairs(rows[0], rows[1]), pairs(rows[2], rows[3]));  // rows 0-3: low, high halves
+      const type q1 = pairs(pairs(rows[4], rows[5]), pairs(rows[6], rows[7]));
+      return __builtin_shufflevector(q0, q1, 0, 1, 2, 3, 8, 9, 10, 11) +
+             __builtin_shufflevector(q0, q1, 4, 5, 6, 7, 12, 13, 14, 15);
+    } else {
+      const type h01 = __builtin_shufflevector(rows[0], rows[1], 0, 4, 2, 6) +
+                       __builtin_shufflevector(rows[0], rows[1], 1, 5, 3, 7);  // r0 lo, r1 lo, r0 hi, r1 hi
+      const type h23 = __builtin_shufflevector(rows[2], rows[3], 0, 4, 2, 6) +
+                       __builtin_shufflevector(rows[2], rows[3], 1, 5, 3, 7);
+      return __builtin_shufflevector(h01, h23, 0, 1, 4, 5) + __builtin_shufflevector(h01, h23, 2, 3, 6, 7);
+    }
+  }
+};
+
+}  // namespace miniapp::simd
+#endif
