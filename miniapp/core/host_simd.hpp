@@ -1,10 +1,11 @@
 #pragma once
-// A pack of Scalars that one host SIMD instruction works on (GCC/Clang vector extensions), for
-// host kernels that must be vectorised by hand: where a kernel mixes a row's dot product, its
+// Host SIMD: the register width of the host ISA, and a pack of Scalars that one host SIMD
+// instruction works on (GCC/Clang vector extensions), for host kernels that must be vectorised
+// by hand: where a kernel mixes a row's dot product, its
 // horizontal sum and an update, compilers' own vectorisation of the generic loops leaves it
 // compute-bound.
 //
-// Only in host-compiler builds: nvcc refuses vector types in __host__ __device__ functions, which
+// The pack only in host-compiler builds: nvcc refuses vector types in __host__ __device__ functions, which
 // every Kokkos kernel body is, so CUDA and HIP builds define MINIAPP_HOST_SIMD 0 and their host
 // spaces take the portable kernels. GCC >= 12 and Clang provide __builtin_shufflevector.
 
@@ -18,11 +19,22 @@
 #define MINIAPP_HOST_SIMD 0
 #endif
 
-#if MINIAPP_HOST_SIMD
 namespace miniapp::simd {
 
-// 32 bytes: one AVX register; two SSE2 registers where the build targets no AVX, half an
-// AVX-512 register where it does (the kernels' register blocking is sized for 16 of them).
+// Bytes of one SIMD register of the host ISA this file is compiled for, in every build: host
+// kernels written in plain loops size their register blocks by it.
+#if defined(__AVX512F__)
+inline constexpr int kHostVectorBytes = 64;
+#elif defined(__AVX__)
+inline constexpr int kHostVectorBytes = 32;
+#else
+inline constexpr int kHostVectorBytes = 16;  // SSE2, what -O3 alone targets on x86-64
+#endif
+
+#if MINIAPP_HOST_SIMD
+// 32 bytes whatever kHostVectorBytes is: one AVX register; two SSE2 registers where the build
+// targets no AVX, half an AVX-512 register where it does (the kernels' register blocking is
+// sized for 16 of them, and transpose_sum is written for 8 and 4 lanes).
 inline constexpr int kPackBytes = 32;
 
 template <class Scalar>
@@ -74,6 +86,6 @@ struct Pack {
     }
   }
 };
+#endif
 
 }  // namespace miniapp::simd
-#endif

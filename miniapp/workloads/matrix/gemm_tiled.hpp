@@ -12,6 +12,7 @@
 // - GPU: one thread per register block; panels interleaved k-major, so the threads of a warp
 //   read consecutive scratch words (no bank conflicts) while they share a k.
 
+#include "miniapp/core/host_simd.hpp"
 #include "miniapp/core/spaces.hpp"
 
 #include <algorithm>
@@ -28,15 +29,6 @@ struct TileShape {
 // Tile sizes in the deck must be multiples of this, so any register block below divides them.
 inline constexpr int kTileMultiple = 32;
 
-// Bytes of one SIMD register of the host ISA this file is compiled for.
-#if defined(__AVX512F__)
-inline constexpr int kHostVectorBytes = 64;
-#elif defined(__AVX__)
-inline constexpr int kHostVectorBytes = 32;
-#else
-inline constexpr int kHostVectorBytes = 16;  // SSE2, what -O3 alone targets on x86-64
-#endif
-
 // Rows x columns of C one thread keeps in registers. Host: 4 rows of two SIMD registers each,
 // 8 accumulators of the 16 registers SSE2/AVX2 have (the rest hold the B row and A broadcasts);
 // 4 x 8 float64 on SSE2 spilled and measured slower, and on AVX2 4 x 8 float64 runs at twice the
@@ -44,7 +36,7 @@ inline constexpr int kHostVectorBytes = 16;  // SSE2, what -O3 alone targets on 
 template <class Scalar, class Space>
 struct RegisterBlock {
   static constexpr int rows = 4;
-  static constexpr int cols = is_host_space<Space>() ? 2 * kHostVectorBytes / static_cast<int>(sizeof(Scalar))
+  static constexpr int cols = is_host_space<Space>() ? 2 * simd::kHostVectorBytes / static_cast<int>(sizeof(Scalar))
                                                      : (sizeof(Scalar) == 4 ? 8 : 4);
   static_assert(kTileMultiple % cols == 0 && kTileMultiple % rows == 0, "tile multiple must hold a block");
 };

@@ -317,11 +317,11 @@ NormalEquations normal_equations(const XView& x, const YView& y) {
 
 // The float64 host replay: the same gradient steps, in the Gram form
 // beta <- beta - lr (2/N) (A beta - c), equal in exact arithmetic to the device's
-// X^T (X beta - y) and costing cols^2 per step instead of N cols. Losses come out of the same
-// form: (beta.A beta - 2 beta.c + y.y) / N.
+// X^T (X beta - y) and costing cols^2 per step instead of N cols. Its losses, in the same form
+// (beta.A beta - 2 beta.c + y.y) / N, only detect divergence: they cancel where y.y >> loss, so
+// the first iterates are kept and their losses computed from the data.
 struct Replay {
   std::vector<double> beta;
-  std::vector<double> loss;  // loss of the iterate before each step
   std::vector<std::vector<double>> first_iterates;  // beta before each of the first steps
   std::int64_t diverged_at = -1;
 };
@@ -335,7 +335,6 @@ inline Replay replay(const NormalEquations& ne, std::size_t n, std::int64_t iter
   const std::size_t cols = ne.cols;
   Replay r;
   r.beta.assign(cols, 0.0);
-  r.loss.reserve(static_cast<std::size_t>(iterations));
   std::vector<double> ab(cols);
   double best = -1, floor = 0;
   const double scale = 2.0 / static_cast<double>(n);
@@ -349,7 +348,6 @@ inline Replay replay(const NormalEquations& ne, std::size_t n, std::int64_t iter
       bc += r.beta[j] * ne.xty[j];
     }
     const double loss = std::max(0.0, (bab - 2 * bc + ne.yty) / static_cast<double>(n));
-    r.loss.push_back(loss);
     if (r.first_iterates.size() < kCheckedLosses) r.first_iterates.push_back(r.beta);
     if (!std::isfinite(loss) || (best >= 0 && loss > best * (1 + growth_tol) + floor)) {
       r.diverged_at = k;
@@ -665,7 +663,7 @@ class Kernel {
   // protected member functions.
   void fused_sums(const Space& space) {
 #if MINIAPP_HOST_SIMD
-    if constexpr (std::is_same_v<memory_space, Kokkos::HostSpace>) {
+    if constexpr (is_host_space<Space>()) {
       if (cols_ >= static_cast<std::size_t>(simd::Pack<Scalar>::width)) {
         PackedGradient<Scalar, memory_space> f{x_.device, y_.device, beta_.device, static_cast<unsigned>(cols_ + 1)};
         Kokkos::parallel_reduce("regression::fused",
