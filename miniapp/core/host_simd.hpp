@@ -59,10 +59,16 @@ struct Pack {
     return m;
   }
 
+  // Halves added pairwise: a loop over the lanes is one chain of width - 1 dependent additions.
   static Scalar sum(const type& v) {
-    Scalar s = 0;
-    for (int l = 0; l < width; ++l) s += v[l];
-    return s;
+    if constexpr (width == 8) {
+      const auto h = __builtin_shufflevector(v, v, 0, 1, 2, 3) + __builtin_shufflevector(v, v, 4, 5, 6, 7);
+      const auto q = __builtin_shufflevector(h, h, 0, 1) + __builtin_shufflevector(h, h, 2, 3);
+      return q[0] + q[1];
+    } else {
+      const auto h = __builtin_shufflevector(v, v, 0, 1) + __builtin_shufflevector(v, v, 2, 3);
+      return h[0] + h[1];
+    }
   }
 
   // rows[0..width) -> the pack whose lane l is the sum of rows[l]'s lanes: a transpose and add

@@ -126,14 +126,26 @@ TYPED_TEST(RegressionTest, FusedCoversEveryRowBlockAndColumnTail) {
   using Space = TypeParam;
   // Columns 2, 4, 6, 8, 11, 16: packs of 4 (float64) and 8 (float32) with no tail, tails of
   // every kind, exactly one pack and none; N up to several calls of 64 rows plus a few.
-  for (int features : {1, 3, 5, 7, 10, 15}) {
-    for (std::size_t n : {41, 42, 43, 44, 131}) {
-      regression::Kernel<double, Space> kd(multivariate(features, 40, 0.02), "fused", n);
+  // Columns 64, 65, 128, 131: the widest models whose rows stay in registers (16 packs: 64
+  // float64 columns, 128 float32) and the narrowest that go in blocks of rows.
+  struct Shape {
+    int features;
+    std::vector<std::size_t> rows;
+    double lr;  // below 2 / the largest eigenvalue of (2/N) X^T X, about cols / 2
+  };
+  const std::vector<std::size_t> narrow_rows{41, 42, 43, 44, 131}, wide_rows{150, 197};
+  const Shape shapes[] = {{1, narrow_rows, 0.02},  {3, narrow_rows, 0.02},  {5, narrow_rows, 0.02},
+                          {7, narrow_rows, 0.02},  {10, narrow_rows, 0.02}, {15, narrow_rows, 0.02},
+                          {63, wide_rows, 0.01},   {64, wide_rows, 0.01},   {127, wide_rows, 0.005},
+                          {130, wide_rows, 0.005}};
+  for (const Shape& shape : shapes) {
+    for (std::size_t n : shape.rows) {
+      regression::Kernel<double, Space> kd(multivariate(shape.features, 40, shape.lr), "fused", n);
       const Verification vd = fit_and_verify(kd, 11 + n);
-      EXPECT_TRUE(vd.passed) << "float64 features " << features << " N " << n << ": " << vd.detail;
-      regression::Kernel<float, Space> kf(multivariate(features, 40, 0.02), "fused", n);
+      EXPECT_TRUE(vd.passed) << "float64 features " << shape.features << " N " << n << ": " << vd.detail;
+      regression::Kernel<float, Space> kf(multivariate(shape.features, 40, shape.lr), "fused", n);
       const Verification vf = fit_and_verify(kf, 11 + n);
-      EXPECT_TRUE(vf.passed) << "float32 features " << features << " N " << n << ": " << vf.detail;
+      EXPECT_TRUE(vf.passed) << "float32 features " << shape.features << " N " << n << ": " << vf.detail;
     }
   }
 }
