@@ -202,9 +202,9 @@ struct FusedGradient {
 //   is what lets the compiler keep both arrays in registers.
 // - Wider models: blocks of one pack's width of rows (8 float32 or 4 float64), whose dot products
 //   come out of their accumulators in one transpose_sum, one lane per row; each row is loaded
-//   twice, once for the dot product and once, from L1, for the update. Kept in registers, such
-//   rows would spill, and the row-at-a-time loop with them took 3.4x a read of X in cache
-//   against 1.8x for the blocks.
+//   twice, once for the dot product and once, from L1, for the update. Rows that wide would
+//   spill from registers: at 24 packs the row-at-a-time loop took 3.4x a read of X in cache,
+//   the blocks 1.8x.
 template <class Scalar, class MemorySpace>
 struct PackedGradient {
   using Pack = simd::Pack<Scalar>;
@@ -212,7 +212,6 @@ struct PackedGradient {
   static constexpr int kWidth = Pack::width;
   static constexpr int kMaxResidentPacks = 16;
   static constexpr std::int64_t kRowsPerCall = 64;
-  static constexpr int kBlocks = static_cast<int>(kRowsPerCall) / kWidth;
   using value_type = Scalar[];
   Kokkos::View<const Scalar**, Kokkos::LayoutRight, MemorySpace> x;
   Kokkos::View<const Scalar*, Kokkos::LayoutRight, MemorySpace> y, beta;
@@ -226,20 +225,23 @@ struct PackedGradient {
     const auto n = static_cast<std::int64_t>(x.extent(0));
     const std::int64_t first = call * kRowsPerCall, last = first + kRowsPerCall < n ? first + kRowsPerCall : n;
     const int packs = static_cast<int>((value_count - 1 + kWidth - 1) / kWidth);
-    if (packs > kMaxResidentPacks || !resident(std::make_integer_sequence<int, kMaxResidentPacks>(), packs, first,
-                                               last, sums))
+    if (packs <= kMaxResidentPacks)
+      resident(std::make_integer_sequence<int, kMaxResidentPacks>(), packs, first, last, sums);
+    else
       blocks(first, last, sums);
   }
 
-  // The last pack of a row, at columns [cols - width, cols), with its lanes before `fresh` zero.
+  // beta's last pack, columns [cols - width, cols), with its first width - fresh lanes (columns
+  // that the pack before it holds too) zero.
   pack tail_beta(const std::int64_t cols, const int fresh) const {
     return Pack::load(beta.data() + cols - kWidth) * Pack::last_lanes(fresh);
   }
 
+  // resident_rows<packs>, packs in [1, sizeof...(K)].
   template <int... K>
-  bool resident(std::integer_sequence<int, K...>, const int packs, const std::int64_t first, const std::int64_t last,
+  void resident(std::integer_sequence<int, K...>, const int packs, const std::int64_t first, const std::int64_t last,
                 value_type sums) const {
-    return ((packs == K + 1 && (resident_rows<K + 1>(first, last, sums), true)) || ...);
+    (void)((packs == K + 1 && (resident_rows<K + 1>(first, last, sums), true)) || ...);
   }
 
   template <int K>
