@@ -119,9 +119,9 @@ TYPED_TEST(RegressionTest, EveryVariantVerifiesUnderEveryPolicyAndVariantsAgree)
 // The fused kernels take blocks of rows (a short last block goes row by row) and columns in
 // packs or lanes of one vector (a column tail goes alone, or as a pack ending at the row's end):
 // every remainder of both must be summed once. On CPUs, models at least one pack wide (8 float32
-// or 4 float64 columns) take the hand-vectorised kernel, 8 blocks of one pack's width of rows per
-// call; narrower ones the portable kernel. N > columns, so the fit keeps a loss of the noise's
-// size that the replay's Gram form resolves.
+// or 4 float64 columns) take the hand-vectorised kernel, 64 rows per call: a row at a time up to
+// 16 packs, blocks of one pack's width of rows beyond; narrower ones the portable kernel. N >
+// columns, so the fit keeps a loss of the noise's size that the replay's Gram form resolves.
 TYPED_TEST(RegressionTest, FusedCoversEveryRowBlockAndColumnTail) {
   using Space = TypeParam;
   // Columns 2, 4, 6, 8, 11, 16: packs of 4 (float64) and 8 (float32) with no tail, tails of
