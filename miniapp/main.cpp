@@ -7,6 +7,7 @@
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/memory.hpp"
 #include "miniapp/core/report.hpp"
+#include "miniapp/core/runner.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/core/workload.hpp"
 #include "thread_sweep.hpp"
@@ -14,11 +15,10 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <iomanip>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -155,14 +155,6 @@ std::string default_output_directory(const std::string& deck) {
   return "results/" + fs::path(deck).stem().string() + "-" + stamp;
 }
 
-std::string describe(const MeasurementSpec& m) {
-  std::ostringstream s;
-  s << m.case_name << " " << m.variant << " " << to_string(m.precision) << " size " << m.size << " on " << m.space
-    << " / " << to_string(m.policy);
-  if (m.generate == Generation::Device) s << " / generated on device";
-  return s.str();
-}
-
 void warn_about_environment(const Deck& deck) {
   bool openmp = false;
   for (const CaseSpec& c : deck.cases)
@@ -257,7 +249,7 @@ int run(const CommandLine& cli, const Deck& deck, Provenance provenance) {
     for (std::size_t i = 0; i < plan.size(); ++i) {
       const Workload* w = find_workload(plan[i].workload);
       const Footprint fp = w->footprint(plan[i], deck.cases[plan[i].case_index].params);
-      std::cout << "  [" << i + 1 << "] " << describe(plan[i]) << "  ("
+      std::cout << "  [" << i + 1 << "] " << describe_measurement(plan[i]) << "  ("
                 << format_bytes(static_cast<double>(fp.space_bytes));
       if (fp.host_only_bytes > 0) std::cout << " + " << format_bytes(static_cast<double>(fp.host_only_bytes)) << " host only";
       std::cout << ")\n";
@@ -276,53 +268,15 @@ int run(const CommandLine& cli, const Deck& deck, Provenance provenance) {
   RunRecord record;
   record.provenance = std::move(provenance);
   record.deck = &deck;
-  record.planned = plan.size();
-  auto save = [&] {
-    write_atomically((out_dir / "results.json").string(), to_json(record));
-    if (deck.write_csv) write_atomically((out_dir / "results.csv").string(), to_csv(record));
-    write_atomically((out_dir / "benchmark.json").string(), to_benchmark_json(record));
+  auto save = [&](const RunRecord& r) {
+    write_atomically((out_dir / "results.json").string(), to_json(r));
+    if (deck.write_csv) write_atomically((out_dir / "results.csv").string(), to_csv(r));
+    write_atomically((out_dir / "benchmark.json").string(), to_benchmark_json(r));
   };
-  save();
-
-  install_interrupt_handlers();
-  const auto started = std::chrono::steady_clock::now();
-  int code = exit_code::kAllVerified;
-  try {
-    for (std::size_t k = 0; k < plan.size(); ++k) {
-      const MeasurementSpec& spec = plan[k];
-      if (!cli.quiet) {
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        std::cerr << "[" << k + 1 << "/" << plan.size() << "] " << describe(spec);
-        if (k > 0) std::cerr << "  (ETA " << std::fixed << std::setprecision(0) << elapsed / k * (plan.size() - k)
-                             << " s)" << std::defaultfloat;
-        std::cerr << "\n";
-      }
-      const Workload* w = find_workload(spec.workload);
-      record.measurements.push_back(w->run(spec, deck.cases[spec.case_index].params));
-      const Verification& v = record.measurements.back().verification;
-      if (v.checked && !v.passed) {
-        code = exit_code::kVerificationFailed;
-        std::cerr << "VERIFICATION FAILED: " << describe(spec) << ": " << v.detail << "\n";
-      }
-      save();
-      const bool case_done = k + 1 == plan.size() || plan[k + 1].case_index != spec.case_index;
-      if (case_done && !cli.quiet) print_case_table(std::cout, record, spec.case_index);
-    }
-    record.status = "complete";
-  } catch (const Interrupted& e) {
-    record.status = "interrupted";
-    record.error = e.what();
-    code = exit_code::kInterruptedBase + e.signal_number;
-    std::cerr << "stopped by signal " << e.signal_number << " after " << record.measurements.size() << " of "
-              << plan.size() << " measurements; finished results are kept\n";
-  } catch (const std::exception& e) {
-    record.status = "failed";
-    record.error = e.what();
-    code = exit_code::kRuntimeError;
-    std::cerr << "error: " << e.what() << "\n";
-  }
-  record.provenance.finished = now_iso8601();
-  save();
+  auto measure = [&](const MeasurementSpec& spec) {
+    return find_workload(spec.workload)->run(spec, deck.cases[spec.case_index].params);
+  };
+  const int code = run_plan(plan, record, measure, save, cli.quiet);
   if (!cli.quiet) std::cout << "\nresults: " << (out_dir / "results.json").string() << "\n";
   return code;
 }
@@ -357,6 +311,10 @@ int main(int argc, char** argv) {
     std::cerr << loaded.diagnostics.all().size() << " problem(s) in " << cli.deck << "; nothing was run\n";
     return exit_code::kBadInput;
   }
+  // From here on a signal is remembered and ends the run with its finished results saved; a file
+  // size limit (ulimit -f) makes a write fail with an error instead of killing the process.
+  install_interrupt_handlers();
+  std::signal(SIGXFSZ, SIG_IGN);
   const std::string threads_source = choose_host_threads(cli, *loaded.deck);
   if (threads_source == "deck thread sweep") {
     std::cerr << "thread sweep over " << loaded.deck->threads.size() << " host thread counts: one run each\n";

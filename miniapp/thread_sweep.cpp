@@ -17,6 +17,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 namespace miniapp {
 
@@ -25,10 +26,13 @@ namespace fs = std::filesystem;
 namespace {
 
 volatile sig_atomic_t g_child = 0;
+volatile sig_atomic_t g_signal = 0;
 
 // Slurm signals every process of the step, but `kill <pid>` reaches only this one: pass it on so
-// the run in progress saves its finished measurements and stops.
+// the run in progress saves its finished measurements and stops, and remember it so that no
+// further run starts, also when it arrives between two runs.
 extern "C" void forward_signal(int sig) {
+  g_signal = sig;
   if (g_child > 0) ::kill(static_cast<pid_t>(g_child), sig);
 }
 
@@ -46,24 +50,6 @@ struct SweepRun {
   int exit_code = 0;
 };
 
-// Median total seconds per measurement, keyed by everything but the repetition.
-std::map<std::string, double> median_totals(const fs::path& csv) {
-  std::ifstream in(csv);
-  std::string line;
-  std::getline(in, line);  // header
-  std::map<std::string, std::vector<double>> samples;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> f = split_csv_line(line);
-    if (f.size() < 13) continue;
-    const std::string key = f[0] + " " + f[2] + " " + f[3] + " size " + f[4] + " " + f[5] + "/" + f[6] +
-                            (f[7] == "device" ? " generated on device" : "");
-    samples[key].push_back(std::atof(f[12].c_str()));
-  }
-  std::map<std::string, double> medians;
-  for (const auto& [key, values] : samples) medians[key] = summarize(values).median;
-  return medians;
-}
-
 void write_summary(const fs::path& out_dir, const std::vector<SweepRun>& runs) {
   std::ostringstream csv;
   bool header = false;
@@ -80,7 +66,12 @@ void write_summary(const fs::path& out_dir, const std::vector<SweepRun>& runs) {
 
 void print_comparison(std::ostream& os, const std::vector<SweepRun>& runs) {
   std::vector<std::map<std::string, double>> medians;
-  for (const SweepRun& r : runs) medians.push_back(median_totals(r.directory / "results.csv"));
+  try {
+    for (const SweepRun& r : runs) medians.push_back(median_totals((r.directory / "results.csv").string()));
+  } catch (const std::exception& e) {
+    os << "thread sweep: no comparison: " << e.what() << "\n";
+    return;
+  }
   if (medians.empty()) return;
   os << "\n== thread sweep: median total ms per iteration (speedup over " << runs.front().threads
      << " thread(s)) ==\n";
@@ -103,6 +94,33 @@ void print_comparison(std::ostream& os, const std::vector<SweepRun>& runs) {
 
 }  // namespace
 
+// Columns are found by their header names, so a column added to results.csv changes nothing here.
+std::map<std::string, double> median_totals(const std::string& csv) {
+  std::ifstream in(csv);
+  std::string line;
+  if (!std::getline(in, line)) return {};
+  const std::vector<std::string> header = split_csv_line(line);
+  auto column = [&](const std::string& name) -> std::size_t {
+    const auto it = std::find(header.begin(), header.end(), name);
+    if (it == header.end()) throw std::runtime_error(csv + " has no column '" + name + "'");
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  const std::size_t case_name = column("case"), variant = column("variant"), precision = column("precision"),
+                    size = column("size"), space = column("space"), policy = column("policy"),
+                    generate = column("generate"), total = column("total_s");
+  std::map<std::string, std::vector<double>> samples;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> f = split_csv_line(line);
+    if (f.size() < header.size()) continue;
+    const std::string key = f[case_name] + " " + f[variant] + " " + f[precision] + " size " + f[size] + " " +
+                            f[space] + "/" + f[policy] + (f[generate] == "device" ? " generated on device" : "");
+    samples[key].push_back(std::atof(f[total].c_str()));
+  }
+  std::map<std::string, double> medians;
+  for (const auto& [key, values] : samples) medians[key] = summarize(values).median;
+  return medians;
+}
+
 std::vector<std::string> sweep_run_arguments(const std::vector<std::string>& args, const std::string& run_dir) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -119,17 +137,31 @@ std::vector<std::string> sweep_run_arguments(const std::vector<std::string>& arg
 }
 
 int run_thread_sweep(const std::vector<int>& counts, const std::vector<std::string>& args, const std::string& out_dir,
-                     bool quiet) {
+                     bool quiet, const std::string& executable) {
   std::vector<SweepRun> runs;
   int code = exit_code::kAllVerified;
+  g_signal = 0;
   struct sigaction action {};
   action.sa_handler = forward_signal;
   sigemptyset(&action.sa_mask);
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGINT, &action, nullptr);
+  sigset_t stop_signals, previous;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
 
   for (std::size_t k = 0; k < counts.size(); ++k) {
     SweepRun run{counts[k], fs::path(out_dir) / ("threads-" + std::to_string(counts[k])), 0};
+    // Held until the child's pid is known, so a signal either stops the sweep before this run or
+    // reaches the run.
+    sigprocmask(SIG_BLOCK, &stop_signals, &previous);
+    if (g_signal != 0) {
+      sigprocmask(SIG_SETMASK, &previous, nullptr);
+      std::cerr << "thread sweep stopped by signal " << g_signal << " before the run with " << run.threads
+                << " threads; finished runs are kept\n";
+      return exit_code::kInterruptedBase + g_signal;
+    }
     if (!quiet)
       std::cerr << "== thread sweep " << k + 1 << " of " << counts.size() << ": " << run.threads
                 << " host thread(s), results in " << run.directory.string() << "\n";
@@ -139,27 +171,37 @@ int run_thread_sweep(const std::vector<int>& counts, const std::vector<std::stri
     argv.push_back(nullptr);
     const pid_t pid = ::fork();
     if (pid < 0) {
+      sigprocmask(SIG_SETMASK, &previous, nullptr);
       std::cerr << "miniapp: error: cannot start the run with " << run.threads << " threads\n";
       return exit_code::kRuntimeError;
     }
     if (pid == 0) {
+      sigprocmask(SIG_SETMASK, &previous, nullptr);
       ::setenv("KOKKOS_NUM_THREADS", std::to_string(run.threads).c_str(), 1);
-      ::execv("/proc/self/exe", argv.data());
-      ::execvp(argv[0], argv.data());
+      ::execv(executable.c_str(), argv.data());
       _exit(exit_code::kRuntimeError);
     }
     g_child = pid;
+    sigprocmask(SIG_SETMASK, &previous, nullptr);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     g_child = 0;
     run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : exit_code::kInterruptedBase + WTERMSIG(status);
     runs.push_back(run);
-    write_summary(out_dir, runs);
-    if (run.exit_code >= exit_code::kInterruptedBase) {
+    try {
+      write_summary(out_dir, runs);
+    } catch (const std::exception& e) {
+      std::cerr << "miniapp: error: " << e.what() << "\n";
+      return exit_code::kRuntimeError;
+    }
+    if (run.exit_code >= exit_code::kInterruptedBase || g_signal != 0) {
+      const int stop = run.exit_code >= exit_code::kInterruptedBase ? run.exit_code
+                                                                   : exit_code::kInterruptedBase + g_signal;
       std::cerr << "thread sweep stopped: the run with " << run.threads << " threads ended with exit code "
-                << run.exit_code << "; finished runs are kept\n";
-      return run.exit_code;
+                << run.exit_code << (g_signal != 0 ? " and the sweep received signal " + std::to_string(g_signal) : "")
+                << "; finished runs are kept\n";
+      return stop;
     }
     code = std::max(code, run.exit_code);
   }

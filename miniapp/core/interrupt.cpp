@@ -19,8 +19,12 @@ void install_interrupt_handlers() {
 
 bool interrupt_requested() { return g_signal != 0; }
 
+int pending_signal() { return g_signal; }
+
 void throw_if_interrupted() {
   if (g_signal != 0) throw Interrupted(g_signal);
 }
+
+void clear_interrupt_request() { g_signal = 0; }
 
 }  // namespace miniapp

@@ -10,6 +10,7 @@
 #include <iosfwd>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,15 @@ std::string to_csv(const RunRecord& run);
 // Google Benchmark's JSON layout, one benchmark per measurement, for compare.py.
 std::string to_benchmark_json(const RunRecord& run);
 
-// Writes path.tmp, then renames it over path: a reader never sees a half-written file.
+// A results file that could not be written: the path, the step and the system's error.
+struct WriteError : std::runtime_error {
+  WriteError(const std::string& path, const std::string& what, int error_number);
+  std::string path;
+};
+
+// Writes and fsyncs path.tmp, renames it over path and fsyncs the directory: a reader never sees
+// a half-written file, and a failed write (full disk, file size limit) leaves the previous file
+// in place and throws WriteError.
 void write_atomically(const std::string& path, const std::string& content);
 
 void print_case_table(std::ostream& os, const RunRecord& run, std::size_t case_index);

@@ -3,15 +3,19 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <string>
@@ -160,6 +164,122 @@ TEST(EndToEnd, EveryInputDeckPassesDryRun) {
     EXPECT_NE(r.output.find("measurement(s)"), std::string::npos);
   }
   EXPECT_GE(decks, 1u);
+}
+
+// Each input deck's cases, shrunk to seconds: small sizes and counts, one repetition. Every
+// other key (variants, spaces, policies, precisions, generation, outputs) stays as the deck has it.
+std::string shrunk_deck(const fs::path& deck) {
+  YAML::Node root = YAML::LoadFile(deck.string());
+  root.remove("threads");
+  root.remove("output");
+  for (YAML::Node c : root["cases"]) {
+    const bool regression = c["workload"].as<std::string>() == "regression";
+    const int features = c["features"] ? std::min(c["features"].as<int>(), 12) : 0;
+    c["sizes"] = regression ? std::max(64, 4 * (features + 1)) : 64;
+    auto at_most = [&c](const char* key, int limit) {
+      if (c[key]) c[key] = std::min(c[key].as<int>(), limit);
+    };
+    at_most("systems", 3);
+    at_most("iterations", 20);
+    at_most("features", 12);
+    at_most("m", 48);
+    at_most("k", 48);
+    at_most("rows", 3);
+    at_most("block_size", 16);
+    // A budget that still splits the 64 x 64 matrix into row blocks.
+    if (c["memory_budget"]) c["memory_budget"] = "6KiB";
+    c["warmup"] = 0;
+    c["repetitions"] = 1;
+  }
+  YAML::Emitter out;
+  out << root;
+  return out.c_str();
+}
+
+TEST(EndToEnd, EveryInputDeckRunsAndVerifiesAtSmallSizes) {
+  std::size_t decks = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(MINIAPP_SOURCE_DIR) / "input")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++decks;
+    const fs::path dir = fresh_dir("deck-" + entry.path().stem().string());
+    const fs::path deck = write_deck(dir, shrunk_deck(entry.path()));
+    const Result r = run(deck.string() + " --quiet --output " + (dir / "out").string());
+    EXPECT_EQ(r.exit_code, 0) << entry.path() << "\n" << r.output;
+    const YAML::Node json = YAML::LoadFile((dir / "out" / "results.json").string());
+    EXPECT_EQ(json["status"].as<std::string>(), "complete") << entry.path();
+    EXPECT_GT(json["finished_measurements"].as<std::size_t>(), 0u) << entry.path();
+    EXPECT_EQ(json["finished_measurements"].as<std::size_t>(), json["planned_measurements"].as<std::size_t>());
+    for (const YAML::Node& m : json["measurements"])
+      EXPECT_TRUE(m["verification"]["passed"].as<bool>())
+          << entry.path() << ": " << m["verification"]["detail"].as<std::string>();
+  }
+  EXPECT_GE(decks, 1u);
+}
+
+TEST(EndToEnd, AFailedVerificationExitsOneAndRunsTheRest) {
+  const fs::path dir = fresh_dir("verify-fail");
+  // A tolerance below any float32 rounding error: the GEMM is right, the bound cannot be met.
+  const fs::path deck = write_deck(dir,
+                                   "cases:\n"
+                                   "  - workload: matrix\n    variants: [gemm-naive]\n    sizes: 32\n"
+                                   "    precision: float32\n    spaces: [serial]\n    policies: [host]\n"
+                                   "    tolerance: 1.0e-30\n    repetitions: 1\n"
+                                   "  - workload: distance\n    sizes: 32\n    spaces: [serial]\n"
+                                   "    policies: [host]\n    repetitions: 1\n");
+  const Result r = run(deck.string() + " --quiet --output " + (dir / "out").string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("VERIFICATION FAILED"), std::string::npos) << r.output;
+  const YAML::Node json = YAML::LoadFile((dir / "out" / "results.json").string());
+  EXPECT_EQ(json["status"].as<std::string>(), "complete");
+  ASSERT_EQ(json["measurements"].size(), 2u);
+  EXPECT_FALSE(json["measurements"][0]["verification"]["passed"].as<bool>());
+  EXPECT_TRUE(json["measurements"][1]["verification"]["passed"].as<bool>());
+}
+
+TEST(EndToEnd, AnUnwritableOutputExitsThree) {
+  const fs::path dir = fresh_dir("unwritable");
+  const fs::path deck = write_deck(dir, "cases:\n  - workload: distance\n    sizes: 32\n    spaces: [serial]\n");
+  std::ofstream(dir / "a-file") << "not a directory";
+  const Result r = run(deck.string() + " --quiet --output " + (dir / "a-file" / "out").string());
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find((dir / "a-file").string()), std::string::npos) << r.output;
+}
+
+TEST(EndToEnd, AWriteErrorMidRunExitsThreeAndKeepsThePreviousResults) {
+  const fs::path dir = fresh_dir("file-size-limit");
+  const fs::path deck = write_deck(dir,
+                                   "cases:\n  - workload: distance\n    sizes: {from: 16, to: 4096, factor: 2}\n"
+                                   "    spaces: [serial]\n    policies: [host]\n    repetitions: 40\n");
+  const fs::path out = dir / "out";
+  // The results grow with every measurement; a file size limit (ulimit -f) stops them part-way,
+  // as a full disk or quota would.
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const rlimit limit{24 * 1024, 24 * 1024};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, STDOUT_FILENO);
+    const std::string d = deck.string(), o = out.string(), err = (dir / "stderr.txt").string();
+    const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(err_fd, STDERR_FILENO);
+    execl(MINIAPP_BINARY, MINIAPP_BINARY, d.c_str(), "--quiet", "--output", o.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  std::ifstream err_in(dir / "stderr.txt");
+  const std::string err((std::istreambuf_iterator<char>(err_in)), std::istreambuf_iterator<char>());
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status) << "\n" << err;
+  EXPECT_EQ(WEXITSTATUS(status), 3) << err;
+  EXPECT_NE(err.find((out / "results.json").string()), std::string::npos) << err;
+  EXPECT_NE(err.find("File too large"), std::string::npos) << err;
+  // The last complete file is still there and readable, with the measurements it had.
+  const YAML::Node json = YAML::LoadFile((out / "results.json").string());
+  EXPECT_EQ(json["status"].as<std::string>(), "running");
+  EXPECT_GT(json["finished_measurements"].as<std::size_t>(), 0u);
+  EXPECT_LT(json["finished_measurements"].as<std::size_t>(), json["planned_measurements"].as<std::size_t>());
+  EXPECT_FALSE(fs::exists(out / "results.json.tmp"));
 }
 
 // Every deck of tests/decks/bad states in its second line where the error is:

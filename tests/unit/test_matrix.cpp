@@ -216,6 +216,9 @@ TYPED_TEST(MatrixTest, KokkosKernelsReachesTheVendorBlasOnTheHost) {
   ASSERT_EQ(regions.size(), 2u);
   EXPECT_NE(regions[0].find("TPL_BLAS"), std::string::npos) << regions[0];
   EXPECT_NE(regions[1].find("TPL_BLAS"), std::string::npos) << regions[1];
+#elif MINIAPP_EXPECT_VENDOR_BLAS
+  FAIL() << "this build expects Kokkos Kernels with the vendor BLAS (scripts/build.sh built it so), but "
+            "KOKKOSKERNELS_ENABLE_TPL_BLAS is not defined";
 #else
   GTEST_SKIP() << "Kokkos Kernels was built without a vendor BLAS";
 #endif
