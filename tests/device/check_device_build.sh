@@ -10,8 +10,9 @@
 #
 # The build directory is outside the source tree and kept between runs, so a second run only
 # recompiles what changed: $MINIAPP_CACHE/device-builds/<backend>-<hash of SOURCE_DIR>.
-# Prints "skipped: <why>" and exits 0 (ctest: skipped) only when nvcc is absent or hipcc cannot
-# be installed; every other failure exits 1 with the compiler's output.
+# Prints "skipped: <why>" and exits 0 (ctest: skipped) only when nvcc is absent or the package
+# archive has no hipcc; every other failure (an install or bootstrap that fails, a compile error)
+# exits 1 with the tool's output.
 #
 # Environment: MINIAPP_CACHE (cache root), MINIAPP_JOBS (parallel jobs, default: nproc).
 set -uo pipefail
@@ -47,7 +48,13 @@ case "$BACKEND" in
       log=$(mktemp)
       "$BOOTSTRAP" --backend hip --packages-only >"$log" 2>&1
       if ! command -v hipcc >/dev/null 2>&1; then
-        echo "skipped: hipcc cannot be installed:"
+        # Skipped only where the archive has no hipcc; a failed install of a package it has fails.
+        if apt-cache policy hipcc 2>/dev/null | grep -qE 'Candidate: [0-9]'; then
+          relay <"$log" | tail -n 20
+          rm -f "$log"
+          fail "Debian's archive has hipcc but installing it failed (output above)"
+        fi
+        echo "skipped: hipcc cannot be installed: this system's package archive has no hipcc package"
         relay <"$log" | tail -n 20
         rm -f "$log"
         exit 0
