@@ -3,12 +3,15 @@
 # trilinos source package of this Debian release into a cache prefix outside the source tree.
 #
 #   scripts/bootstrap-debian.sh [--backend host|cuda|hip] [--print-prefix] [--packages-only]
+#   scripts/bootstrap-debian.sh --fuzz-packages
 #
 #   --backend host  (default) Serial + OpenMP with g++
 #   --backend cuda  Serial + OpenMP + CUDA (sm_80), compiled with Kokkos' nvcc_wrapper; needs
 #                   nvcc on PATH or in /usr/local/cuda/bin; Kokkos Kernels with cuBLAS. Kokkos
 #                   sources get scripts/patches/kokkos-<version>-cuda13.patch (copy, not in place)
 #   --backend hip   Serial + OpenMP + HIP (gfx908), compiled with Debian's hipcc (installed)
+#   --fuzz-packages only installs Debian's clang with libFuzzer and LLVM's OpenMP headers, for the
+#                   deck fuzz target (tests/sanitize/check_sanitizers.sh fuzz)
 #
 # The prefix is keyed by Kokkos version, Kokkos Kernels version, backends and compiler, e.g.
 #   ~/.cache/kokkos-miniapp/kokkos-3.4.01_kk-3.4.01_serial-openmp_gcc-12
@@ -40,12 +43,14 @@ JOBS="${MINIAPP_JOBS:-$(nproc)}"
 START_SECONDS=$SECONDS
 PRINT_PREFIX=0
 PACKAGES_ONLY=0
+FUZZ_PACKAGES_ONLY=0
 BACKEND=host
 
 while [ $# -gt 0 ]; do
   case "$1" in
     --print-prefix) PRINT_PREFIX=1 ;;
     --packages-only) PACKAGES_ONLY=1 ;;
+    --fuzz-packages) FUZZ_PACKAGES_ONLY=1 ;;
     --backend) [ $# -ge 2 ] || { echo "bootstrap: --backend needs host, cuda or hip" >&2; exit 2; }
                BACKEND=$2; shift ;;
     --backend=*) BACKEND=${1#--backend=} ;;
@@ -289,6 +294,13 @@ main() {
   exec 9>"$CACHE_ROOT/.lock"
   flock 9  # one bootstrap at a time per cache
 
+  if [ "$FUZZ_PACKAGES_ONLY" -eq 1 ]; then
+    local llvm; llvm=$(apt-cache depends clang 2>/dev/null | grep -oE 'clang-[0-9]+' | head -n 1)
+    [ -n "$llvm" ] || die "Debian's archive has no clang package"
+    ensure_packages clang "libfuzzer-${llvm#clang-}-dev" "libomp-${llvm#clang-}-dev"
+    log "fuzzing packages ready"
+    return 0
+  fi
   ensure_packages "${PACKAGES[@]}"
   [ "$BACKEND" = hip ] && ensure_hip_packages
   [ "$PACKAGES_ONLY" -eq 1 ] && { log "packages ready"; return 0; }

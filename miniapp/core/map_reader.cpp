@@ -34,8 +34,8 @@ std::optional<std::int64_t> as_integer(const YAML::Node& n) {
   if (errno == 0 && end && *end == '\0') return v;
   // Accept 1e6-style sizes when they are whole numbers.
   const std::optional<double> d = as_real(n);
-  if (d && *d == static_cast<double>(static_cast<std::int64_t>(*d)) && std::abs(*d) < 9.0e18)
-    return static_cast<std::int64_t>(*d);
+  // The range first: converting a double beyond int64's range is undefined behaviour.
+  if (d && std::abs(*d) < 9.0e18 && *d == std::trunc(*d)) return static_cast<std::int64_t>(*d);
   return std::nullopt;
 }
 

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The bugs users would find first, found by tools before them:
+#
+#   check_sanitizers.sh asan SOURCE_DIR
+#       builds the mini-app and its unit and end-to-end tests with AddressSanitizer and
+#       UndefinedBehaviorSanitizer (g++, the same Kokkos as the main build) and runs them: every
+#       unit test on every space, and the e2e suite, which runs every input/ deck at small sizes,
+#       the bad decks, signals and write errors, and the random valid decks.
+#   check_sanitizers.sh fuzz SOURCE_DIR [SECONDS]
+#       builds the deck fuzz target (tests/fuzz/fuzz_deck.cpp) with clang's libFuzzer under
+#       ASan/UBSan and fuzzes the deck path for SECONDS (default 60), seeded with input/,
+#       tests/decks/bad/ and tests/fuzz/corpus/ and the dictionary tests/fuzz/deck.dict. Any crash,
+#       leak, hang (10 s per input) or deck that neither validates nor names its line fails; the
+#       input that did it is left in the build directory and its path printed.
+#
+# Builds live in $MINIAPP_CACHE/sanitize-builds/<mode>-<hash of SOURCE_DIR> and are incremental.
+# Prints "skipped: <why>" (ctest: skipped) only when clang or libFuzzer cannot be installed.
+set -uo pipefail
+
+MODE=${1:?usage: check_sanitizers.sh asan|fuzz SOURCE_DIR [SECONDS]}
+SRC=$(cd "${2:?usage: check_sanitizers.sh asan|fuzz SOURCE_DIR [SECONDS]}" && pwd) || { echo "FAIL: no source directory"; exit 1; }
+SECONDS_TO_FUZZ=${3:-60}
+CACHE_ROOT="${MINIAPP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kokkos-miniapp}"
+JOBS=${MINIAPP_JOBS:-$(nproc)}
+START=$SECONDS
+
+relay() { sed 's/skipped:/skipped -/g'; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+prefix=$("$SRC/scripts/bootstrap-debian.sh" --print-prefix 2> >(relay >&2)) \
+  || fail "scripts/bootstrap-debian.sh failed (its output is above)"
+build="$CACHE_ROOT/sanitize-builds/$MODE-$(printf '%s' "$SRC" | sha256sum | cut -c1-12)"
+sanitize="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+
+configure() {  # compiler flags cmake-args...
+  local cxx=$1 flags=$2; shift 2
+  local cache="$build/CMakeCache.txt"
+  if [ -f "$cache" ] && grep -qx "Kokkos_ROOT:[A-Z]*=$prefix" "$cache" \
+     && grep -qxF "CMAKE_CXX_FLAGS:STRING=$flags" "$cache"; then
+    return 0
+  fi
+  echo "configuring $build"
+  rm -rf "$build"
+  mkdir -p "$build"
+  if ! cmake -S "$SRC" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$cxx" \
+         -DCMAKE_CXX_FLAGS="$flags" -DKokkos_ROOT="$prefix" -DKokkosKernels_ROOT="$prefix" \
+         -DMINIAPP_ENABLE_BENCHMARKS=OFF "$@" >"$build/configure.log" 2>&1; then
+    relay <"$build/configure.log"
+    rm -rf "$build"
+    fail "configuring the $MODE build failed"
+  fi
+}
+
+compile() {  # targets...
+  echo "building $* in $build (-j $JOBS)"
+  cmake --build "$build" --parallel "$JOBS" --target "$@" 2>&1 | relay | grep -vE '^\[[0-9]+/[0-9]+\]'
+  [ "${PIPESTATUS[0]}" -eq 0 ] || fail "the $MODE build does not compile (errors above)"
+}
+
+case "$MODE" in
+  asan)
+    configure g++ "$sanitize"
+    compile miniapp miniapp_unit_tests miniapp_e2e_tests
+    echo "built in $((SECONDS - START)) s; running the unit and e2e tests under ASan/UBSan"
+    # LeakSanitizer is on (the default); halt_on_error makes the first report fail the test.
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:abort_on_error=0}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+    export OMP_PROC_BIND=false OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+    (cd "$build" && ctest --output-on-failure -L 'unit|e2e' 2>&1 | relay)
+    [ "${PIPESTATUS[0]}" -eq 0 ] || fail "a test failed or a sanitizer reported an error under ASan/UBSan (above)"
+    echo "ok: unit and e2e tests clean under ASan/UBSan ($((SECONDS - START)) s)"
+    ;;
+  fuzz)
+    clang=$(command -v clang++ || true)
+    fuzzer_lib=$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null | head -n 1)
+    if [ -z "$clang" ] || [ -z "$fuzzer_lib" ]; then
+      log=$(mktemp)
+      "$SRC/scripts/bootstrap-debian.sh" --fuzz-packages >"$log" 2>&1
+      clang=$(command -v clang++ || true)
+      fuzzer_lib=$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null | head -n 1)
+      if [ -z "$clang" ] || [ -z "$fuzzer_lib" ]; then
+        if apt-cache policy clang libfuzzer-14-dev 2>/dev/null | grep -qE 'Candidate: [0-9]'; then
+          relay <"$log" | tail -n 20
+          fail "Debian's archive has clang and libFuzzer but installing them failed (output above)"
+        fi
+        echo "skipped: clang and libFuzzer cannot be installed: the package archive has neither clang nor libfuzzer-14-dev"
+        exit 0
+      fi
+      relay <"$log" | tail -n 3
+    fi
+    # Kokkos' OpenMP flags make clang link LLVM's OpenMP runtime next to Kokkos' libgomp: harmless
+    # here, since the deck path starts no parallel region (Kokkos is not even initialised).
+    configure "$clang" "$sanitize -fsanitize=fuzzer-no-link" -DMINIAPP_ENABLE_TESTS=OFF -DMINIAPP_ENABLE_FUZZING=ON
+    compile miniapp_fuzz_deck
+    corpus="$build/corpus"  # grows between runs here; the repository's corpus only grows by hand
+    mkdir -p "$corpus" "$build/findings"
+    echo "built in $((SECONDS - START)) s; fuzzing the deck path for $SECONDS_TO_FUZZ s"
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+    (cd "$build/findings" && "$build/bin/miniapp_fuzz_deck" -max_total_time="$SECONDS_TO_FUZZ" -timeout=10 \
+        -rss_limit_mb=4096 -max_len=4096 -dict="$SRC/tests/fuzz/deck.dict" -print_final_stats=1 \
+        "$corpus" "$SRC/tests/fuzz/corpus" "$SRC/input" "$SRC/tests/decks/bad" 2>&1 \
+      | grep -vE '^(#[0-9]+\s+(NEW|REDUCE|pulse)|\s*NEW_FUNC|"|###)' | relay)
+    status=${PIPESTATUS[0]}
+    if [ "$status" -ne 0 ]; then
+      echo "finding(s), reproduce with: $build/bin/miniapp_fuzz_deck FILE"
+      ls -1 "$build/findings"/crash-* "$build/findings"/leak-* "$build/findings"/timeout-* "$build/findings"/oom-* 2>/dev/null
+      fail "the deck fuzzer found an input that crashes, leaks, hangs or is refused without a line (exit $status)"
+    fi
+    echo "ok: $SECONDS_TO_FUZZ s of deck fuzzing found nothing ($((SECONDS - START)) s in all)"
+    ;;
+  *) fail "unknown mode '$MODE' (asan or fuzz)" ;;
+esac
