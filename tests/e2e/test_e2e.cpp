@@ -12,10 +12,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
+#include <iostream>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <random>
+#include <utility>
+#include <vector>
 #include <set>
 #include <sstream>
 #include <string>
@@ -380,4 +386,149 @@ TEST(EndToEnd, ThreadSweepRunsOneProcessPerCountAndCombinesTheResults) {
   EXPECT_EQ(counts, (std::set<std::string>{"1", "2"}));
   EXPECT_EQ(rows, 4);  // two repetitions per run
   EXPECT_NE(r.output.find("thread sweep: median total"), std::string::npos) << r.output;
+}
+
+// Random valid decks (property-based): every deck the generator writes is valid, so it must run
+// with exit 0 and every measurement verified (a deck of singular systems must instead fail its
+// verification, naming them). The variants come from `miniapp --list`, so a new variant is
+// covered without touching this test; the keys and their edge values are the deck reference's.
+// Reproducible: MINIAPP_RANDOM_SEED (printed) and MINIAPP_RANDOM_DECKS (how many; CI runs the
+// default), e.g. a longer run:
+//   MINIAPP_RANDOM_DECKS=300 MINIAPP_RANDOM_SEED=$RANDOM build/tests/miniapp_e2e_tests --gtest_filter='RandomValidDecks.*'
+// A failing deck is kept, with its path printed.
+namespace {
+
+std::map<std::string, std::vector<std::string>> listed_variants() {
+  const Result r = run("--list");
+  std::map<std::string, std::vector<std::string>> out;
+  std::istringstream in(r.output);
+  std::string line, workload;
+  bool in_workloads = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("workloads", 0) == 0) in_workloads = true;
+    else if (!line.empty() && line[0] != ' ') in_workloads = false;
+    else if (in_workloads && line.rfind("  ", 0) == 0 && line[2] != ' ') workload = line.substr(2, line.find(':') - 2);
+    else if (in_workloads && line.rfind("    - ", 0) == 0 && line.find("[unavailable") == std::string::npos)
+      out[workload].push_back(line.substr(6, line.find(':') - 6));
+  }
+  return out;
+}
+
+class DeckGenerator {
+ public:
+  DeckGenerator(std::uint64_t seed, std::map<std::string, std::vector<std::string>> variants,
+                std::vector<std::string> spaces)
+      : rng_(seed), variants_(std::move(variants)), spaces_(std::move(spaces)) {}
+
+  // The deck's text, and whether it must fail verification (singular systems).
+  std::pair<std::string, bool> deck() {
+    std::ostringstream d;
+    bool must_fail = false;
+    d << "cases:\n";
+    const int cases = pick(1, 2);
+    for (int c = 0; c < cases; ++c) {
+      auto it = variants_.begin();
+      std::advance(it, pick(0, static_cast<int>(variants_.size()) - 1));
+      const std::string& workload = it->first;
+      const std::size_t size = one_of<std::size_t>({1, 2, 3, 15, 16, 17, 63, 64, 65, 127, 128, 129});
+      const std::string matrix = one_of<std::string>({"random", "diagonally-dominant", "random", "singular"});
+      const bool singular = workload == "solver" && matrix == "singular";
+      must_fail = must_fail || singular;
+      d << "  - name: case-" << c << (singular ? "-singular" : "") << "\n    workload: " << workload << "\n"
+        << "    variants: " << subset(it->second) << "\n"
+        << "    sizes: " << size << "\n"
+        << "    precision: " << subset({"float32", "float64"}) << "\n"
+        << "    spaces: " << subset(spaces_) << "\n"
+        << "    policies: " << subset({"host", "copy-every-iteration", "inputs-resident", "all-resident"}) << "\n"
+        << "    generate: " << subset({"host", "device"}) << "\n"
+        << "    warmup: " << pick(0, 1) << "\n    repetitions: " << pick(1, 2) << "\n"
+        << "    seed: " << pick(1, 1000000) << "\n";
+      if (workload == "distance") {
+        d << "    dim: " << one_of<int>({1, 2, 3, 4, 7, 8, 17}) << "\n    squared: " << (pick(0, 1) ? "true" : "false")
+          << "\n    output: " << one_of<std::string>({"matrix", "row-min", "row-sum"}) << "\n";
+        if (pick(0, 2) == 0) d << "    chunk_rows: " << pick(1, static_cast<int>(size)) << "\n";
+        if (pick(0, 3) == 0) d << "    memory_budget: " << one_of<std::string>({"2KiB", "16KiB", "1MiB"}) << "\n";
+      } else if (workload == "matrix") {
+        d << "    op: " << one_of<std::string>({"power", "multiply"}) << "\n    rows: " << pick(1, 4) << "\n";
+        for (const char* extent : {"m", "n", "k"})
+          if (pick(0, 2) == 0) d << "    " << extent << ": " << one_of<int>({1, 2, 17, 31, 33, 64, 65}) << "\n";
+        if (pick(0, 1)) d << "    alpha: " << one_of<std::string>({"0", "1", "-2.5", "0.125"}) << "\n";
+        if (pick(0, 1)) d << "    beta: " << one_of<std::string>({"0", "1", "-1", "0.5"}) << "\n";
+        if (pick(0, 2) == 0) d << "    tile_m: " << one_of<int>({32, 64, 96}) << "\n";
+        if (pick(0, 2) == 0) d << "    tile_n: " << one_of<int>({32, 64}) << "\n";
+        if (pick(0, 2) == 0) d << "    tile_k: " << one_of<int>({1, 7, 32, 128}) << "\n";
+      } else if (workload == "solver") {
+        d << "    systems: " << pick(1, 5) << "\n    matrix: " << matrix << "\n";
+        if (pick(0, 1)) d << "    block_size: " << one_of<int>({1, 2, 16, 17, 64}) << "\n";
+      } else if (workload == "regression") {
+        const int features = one_of<int>({0, 1, 2, 3, 15, 16, 17, 63, 64, 65, 127, 128, 129, 130});
+        // Below 1/(P+1), under 2/L for any data of the generator's scale: the fit cannot diverge.
+        const double rate = (0.05 + 0.85 * std::uniform_real_distribution<double>(0, 1)(rng_)) / (features + 1);
+        d << "    features: " << features << "\n    iterations: " << pick(1, 40) << "\n    learning_rate: " << rate
+          << "\n";
+      }
+    }
+    return {d.str(), must_fail};
+  }
+
+ private:
+  int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  template <class T>
+  T one_of(std::vector<T> values) {
+    return values[static_cast<std::size_t>(pick(0, static_cast<int>(values.size()) - 1))];
+  }
+  // A non-empty random subset as a YAML flow list.
+  std::string subset(const std::vector<std::string>& values) {
+    std::string out;
+    while (out.empty())
+      for (const std::string& v : values)
+        if (pick(0, 1)) out += (out.empty() ? "" : ", ") + v;
+    return "[" + out + "]";
+  }
+
+  std::mt19937_64 rng_;
+  std::map<std::string, std::vector<std::string>> variants_;
+  std::vector<std::string> spaces_;
+};
+
+std::uint64_t env_or(const char* name, std::uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
+}  // namespace
+
+TEST(RandomValidDecks, RunWithEveryMeasurementVerified) {
+  const std::uint64_t seed = env_or("MINIAPP_RANDOM_SEED", 20261122);
+  const std::uint64_t count = env_or("MINIAPP_RANDOM_DECKS", 24);
+  std::cout << "random decks: MINIAPP_RANDOM_SEED=" << seed << " MINIAPP_RANDOM_DECKS=" << count << "\n";
+  const auto variants = listed_variants();
+  ASSERT_EQ(variants.size(), 4u) << "expected the four workloads in --list";
+  DeckGenerator generator(seed, variants, compiled_spaces());
+  std::size_t measurements = 0;
+  for (std::uint64_t k = 0; k < count; ++k) {
+    const auto [text, must_fail] = generator.deck();
+    const fs::path dir = fresh_dir("random-" + std::to_string(k));
+    const fs::path deck = write_deck(dir, text);
+    const Result r = run(deck.string() + " --quiet --output " + (dir / "out").string());
+    const std::string context = "deck " + std::to_string(k) + " of seed " + std::to_string(seed) + ", kept in " +
+                                deck.string() + ":\n" + text + "\n" + r.output;
+    ASSERT_EQ(r.exit_code, must_fail ? 1 : 0) << context;
+    const YAML::Node json = YAML::LoadFile((dir / "out" / "results.json").string());
+    ASSERT_EQ(json["status"].as<std::string>(), "complete") << context;
+    ASSERT_EQ(json["finished_measurements"].as<std::size_t>(), json["planned_measurements"].as<std::size_t>());
+    for (const YAML::Node& m : json["measurements"]) {
+      ++measurements;
+      const std::string detail = m["verification"]["detail"].as<std::string>();
+      const std::string case_name = m["case"].as<std::string>();
+      if (case_name.size() > 9 && case_name.compare(case_name.size() - 9, 9, "-singular") == 0) {
+        EXPECT_FALSE(m["verification"]["passed"].as<bool>()) << context;
+        EXPECT_NE(detail.find("singular"), std::string::npos) << context << "\n" << detail;
+        continue;
+      }
+      ASSERT_TRUE(m["verification"]["passed"].as<bool>()) << context << "\n" << detail;
+    }
+    fs::remove_all(dir);
+  }
+  std::cout << "random decks: " << count << " decks, " << measurements << " measurements, all as expected\n";
 }
