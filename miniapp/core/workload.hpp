@@ -94,6 +94,14 @@ Id variant_id(const VariantTable<Id>& table, const std::string& name, const std:
   throw std::invalid_argument(workload + ": unknown variant '" + name + "'");
 }
 
+// Whether `name` is the variant `id` (false for a name the table does not have).
+template <class Id>
+bool is_variant(const VariantTable<Id>& table, const std::string& name, Id id) {
+  for (const VariantRow<Id>& row : table)
+    if (row.name == name) return row.id == id;
+  return false;
+}
+
 class Workload {
  public:
   virtual ~Workload() = default;

@@ -63,7 +63,7 @@ struct Description {
   // of N doubles on the host.
   static Footprint footprint(const Params& p, const MeasurementSpec& spec) {
     const std::size_t s = scalar_bytes(spec.precision);
-    if (variant(spec.variant) == Variant::Elementwise) return {3 * static_cast<std::size_t>(p.rows) * spec.size * s, 0};
+    if (is_variant(variant_table(), spec.variant, Variant::Elementwise)) return {3 * static_cast<std::size_t>(p.rows) * spec.size * s, 0};
     const GemmShape g = gemm_shape(p, spec.size);
     return {(g.m * g.k + g.k * g.n + (p.beta != 0.0 ? 2 : 1) * g.m * g.n) * s, 2 * g.n * sizeof(double)};
   }
