@@ -36,8 +36,8 @@ void copy(benchmark::State& state) {
   rate_counters(state, {0, double(n * sizeof(Scalar)), double(n * sizeof(Scalar))});
 }
 
-template <class Scalar, class Space>
-void run_kernel(benchmark::State& state, matrix::Kernel<Scalar, Space>& k) {
+template <class Space, class Kernel>
+void run_kernel(benchmark::State& state, Kernel& k) {
   k.generate_inputs(42);
   for (Transferable* f : k.inputs()) f->copy_to_device();
   const Space space;
@@ -49,14 +49,14 @@ template <class Scalar, class Space>
 void elementwise(benchmark::State& state, matrix::Operation op) {
   matrix::Params p;
   p.op = op;
-  matrix::Kernel<Scalar, Space> k(p, "elementwise", static_cast<std::size_t>(state.range(0)));
-  run_kernel(state, k);
+  matrix::Elementwise<Scalar, Space> k(p, "elementwise", static_cast<std::size_t>(state.range(0)));
+  run_kernel<Space>(state, k);
 }
 
 template <class Scalar, class Space>
 void gemm(benchmark::State& state, const std::string& variant) {
-  matrix::Kernel<Scalar, Space> k(matrix::Params{}, variant, static_cast<std::size_t>(state.range(0)));
-  run_kernel(state, k);
+  matrix::Gemm<Scalar, Space> k(matrix::Params{}, variant, static_cast<std::size_t>(state.range(0)));
+  run_kernel<Space>(state, k);
   if (variant == "gemm-tiled")
     state.SetLabel("tile " + std::to_string(k.tiles().m) + "x" + std::to_string(k.tiles().n) + "x" +
                    std::to_string(k.tiles().k));

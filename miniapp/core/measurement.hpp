@@ -15,6 +15,9 @@ enum class Precision { Float32, Float64 };
 
 constexpr const char* to_string(Precision p) { return p == Precision::Float32 ? "float32" : "float64"; }
 
+// Bytes of one value of the precision.
+constexpr std::size_t scalar_bytes(Precision p) { return p == Precision::Float32 ? sizeof(float) : sizeof(double); }
+
 // Where the inputs are generated: on the host and then copied (the bounce-buffer case of seed
 // 001), or directly in the execution space's memory by a kernel.
 enum class Generation { Host, Device };

@@ -2,6 +2,7 @@
 // What every workload's typed tests do around a kernel outside the harness.
 
 #include "miniapp/core/field.hpp"
+#include "miniapp/core/harness.hpp"
 #include "miniapp/core/mirror_policy.hpp"
 #include "miniapp/core/spaces.hpp"
 

@@ -350,3 +350,32 @@ TYPED_TEST(DistanceTest, CorruptedReductionsAndStructureFailVerification) {
   EXPECT_FALSE(v.passed);
   EXPECT_NE(v.detail.find("diagonal D(1,1)"), std::string::npos) << v.detail;
 }
+
+// A float64 gemm matrix that was in fact computed in float32 must fail. The float32 result used
+// is the most accurate one there is, the direct form (about 6e-8 of each distance off): if the
+// float64 bound catches it, it catches any float32 computation. The bound is derived per pair from
+// the cancellation that pair can have in x2 + y2 - 2 x.y (about 1e-13 here), not from
+// sqrt(eps) over the typical distance (2.3e-7, which let this pass).
+TYPED_TEST(DistanceTest, GemmFloat64BoundCatchesAFloat32Computation) {
+  using Space = TypeParam;
+  const std::size_t n = 100;
+  for (bool squared : {false, true}) {
+    distance::Params p;
+    p.squared = squared;
+    distance::Kernel<double, Space> k64(p, "gemm", n);
+    k64.generate_inputs(21);
+    run_once(k64);
+    ASSERT_TRUE(k64.verify(std::nullopt).passed) << k64.verify(std::nullopt).detail;
+    distance::Kernel<float, Space> k32(p, "direct", n);
+    for (std::size_t i = 0; i < n; ++i)
+      for (int d = 0; d < p.dim; ++d) k32.points().host(i, d) = static_cast<float>(k64.points().host(i, d));
+    run_once(k32);
+    ASSERT_TRUE(k32.verify(std::nullopt).passed) << k32.verify(std::nullopt).detail;
+    const auto D64 = k64.matrix_host();
+    const auto D32 = k32.matrix_host();
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) D64(i, j) = D32(i, j);
+    const Verification v = k64.verify(std::nullopt);
+    EXPECT_FALSE(v.passed) << (squared ? "squared: " : "") << v.detail;
+  }
+}

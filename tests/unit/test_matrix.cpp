@@ -59,7 +59,7 @@ TYPED_TEST(MatrixTest, ElementwiseKnownPowersAndProducts) {
     matrix::Params p;
     p.op = op;
     p.rows = 2;
-    matrix::Kernel<double, Space> k(p, "elementwise", 3);
+    matrix::Elementwise<double, Space> k(p, "elementwise", 3);
     const double x[2][3] = {{2, 0.5, 4}, {9, 1, 0.25}};
     const double y[2][3] = {{3, 2, 0.5}, {0.5, 7, 2}};
     for (int i = 0; i < 2; ++i)
@@ -83,7 +83,7 @@ TYPED_TEST(MatrixTest, GemmKnownSmallProductWithAlphaAndBeta) {
   p.alpha = 2;
   p.beta = -1;
   for (const std::string& variant : kGemmVariants) {
-    matrix::Kernel<double, Space> k(p, variant, 0);
+    matrix::Gemm<double, Space> k(p, variant, 0);
     for (int i = 0; i < 2; ++i)
       for (int l = 0; l < 3; ++l) k.a().host(i, l) = 1 + 3 * i + l;
     for (int l = 0; l < 3; ++l)
@@ -103,16 +103,16 @@ TYPED_TEST(MatrixTest, EveryVariantVerifiesUnderEveryPolicy) {
     for (matrix::Operation op : {matrix::Operation::Power, matrix::Operation::Multiply}) {
       matrix::Params p;
       p.op = op;
-      matrix::Kernel<float, Space> k(p, "elementwise", 1001);
+      matrix::Elementwise<float, Space> k(p, "elementwise", 1001);
       const Measurement m = measure(k, Space(), spec_for(policy));
       EXPECT_TRUE(m.verification.checked);
       EXPECT_TRUE(m.verification.passed) << to_string(policy) << ": " << m.verification.detail;
     }
     for (const std::string& variant : kGemmVariants) {
-      matrix::Kernel<float, Space> k(rectangular(), variant, 0);
+      matrix::Gemm<float, Space> k(rectangular(), variant, 0);
       const Measurement m = measure(k, Space(), spec_for(policy));
       EXPECT_TRUE(m.verification.passed) << variant << " " << to_string(policy) << ": " << m.verification.detail;
-      matrix::Kernel<double, Space> square(matrix::Params{}, variant, 70);
+      matrix::Gemm<double, Space> square(matrix::Params{}, variant, 70);
       const Measurement ms = measure(square, Space(), spec_for(policy));
       EXPECT_TRUE(ms.verification.passed) << variant << " " << to_string(policy) << ": " << ms.verification.detail;
     }
@@ -123,7 +123,7 @@ TYPED_TEST(MatrixTest, GemmVariantsAgreeAndRepeatedComputeLeavesInputsUnchanged)
   using Space = TypeParam;
   std::vector<double> first;
   for (const std::string& variant : kGemmVariants) {
-    matrix::Kernel<double, Space> k(rectangular(), variant, 0);
+    matrix::Gemm<double, Space> k(rectangular(), variant, 0);
     const Measurement m = measure(k, Space(), spec_for(MirrorPolicy::AllResident, 3));
     ASSERT_TRUE(m.verification.passed) << variant << ": " << m.verification.detail;
     const std::vector<double> c = values(k.c());
@@ -138,12 +138,12 @@ TYPED_TEST(MatrixTest, GemmVariantsAgreeAndRepeatedComputeLeavesInputsUnchanged)
 TYPED_TEST(MatrixTest, TiledGemmDefaultTilesAndOverrides) {
   using Space = TypeParam;
   const matrix::TileShape d = matrix::default_tiles<Space>();
-  matrix::Kernel<double, Space> defaults(matrix::Params{}, "gemm-tiled", 8);
+  matrix::Gemm<double, Space> defaults(matrix::Params{}, "gemm-tiled", 8);
   EXPECT_EQ(defaults.tiles().m, d.m);
   EXPECT_EQ(defaults.tiles().k, d.k);
   matrix::Params p;
   p.tile_k = 3;
-  matrix::Kernel<double, Space> custom(p, "gemm-tiled", 8);
+  matrix::Gemm<double, Space> custom(p, "gemm-tiled", 8);
   EXPECT_EQ(custom.tiles().k, 3);
   EXPECT_EQ(custom.tiles().n, d.n);
   // Tile multiples of every register block.
@@ -151,30 +151,41 @@ TYPED_TEST(MatrixTest, TiledGemmDefaultTilesAndOverrides) {
   EXPECT_EQ(d.n % matrix::kTileMultiple, 0);
 }
 
+namespace {
+// Both problems generate the same inputs on the device as on the host; `fields` lists a
+// kernel's inputs as (host-generated, device-generated) pairs.
+template <class Kernel, class Space, class Fields>
+void expect_device_generation_matches_host(const std::string& variant, Fields fields) {
+  Kernel on_host(rectangular(), variant, 40), on_device(rectangular(), variant, 40);
+  MeasurementSpec spec = spec_for(MirrorPolicy::InputsResident, 1);
+  measure(on_host, Space(), spec);
+  spec.generate = Generation::Device;
+  const Measurement md = measure(on_device, Space(), spec);
+  EXPECT_TRUE(md.verification.passed) << md.verification.detail;
+  EXPECT_EQ(md.bytes_one_time, 0u);
+  for (auto [h, d] : fields(on_host, on_device)) EXPECT_EQ(values(*h), values(*d)) << variant << " " << h->name();
+}
+}  // namespace
+
 TYPED_TEST(MatrixTest, InputsGeneratedOnTheDeviceEqualHostGeneratedOnes) {
   using Space = TypeParam;
-  for (const std::string& variant : {std::string("elementwise"), std::string("gemm-tiled")}) {
-    matrix::Kernel<float, Space> on_host(rectangular(), variant, 40), on_device(rectangular(), variant, 40);
-    MeasurementSpec spec = spec_for(MirrorPolicy::InputsResident, 1);
-    measure(on_host, Space(), spec);
-    spec.generate = Generation::Device;
-    const Measurement md = measure(on_device, Space(), spec);
-    EXPECT_TRUE(md.verification.passed) << md.verification.detail;
-    EXPECT_EQ(md.bytes_one_time, 0u);
-    for (auto [h, d] : {std::pair{&on_host.x(), &on_device.x()}, std::pair{&on_host.y(), &on_device.y()},
-                        std::pair{&on_host.a(), &on_device.a()}, std::pair{&on_host.b(), &on_device.b()},
-                        std::pair{&on_host.c0(), &on_device.c0()}})
-      EXPECT_EQ(values(*h), values(*d)) << variant << " " << h->name();
-  }
+  using Elementwise = matrix::Elementwise<float, Space>;
+  using Gemm = matrix::Gemm<float, Space>;
+  expect_device_generation_matches_host<Elementwise, Space>("elementwise", [](Elementwise& h, Elementwise& d) {
+    return std::vector{std::pair{&h.x(), &d.x()}, std::pair{&h.y(), &d.y()}};
+  });
+  expect_device_generation_matches_host<Gemm, Space>("gemm-tiled", [](Gemm& h, Gemm& d) {
+    return std::vector{std::pair{&h.a(), &d.a()}, std::pair{&h.b(), &d.b()}, std::pair{&h.c0(), &d.c0()}};
+  });
   // Elementwise inputs are positive, as pow needs; GEMM inputs are signed.
-  matrix::Kernel<double, Space> e(matrix::Params{}, "elementwise", 500);
+  matrix::Elementwise<double, Space> e(matrix::Params{}, "elementwise", 500);
   e.generate_inputs(3);
   for (double v : values(e.x())) ASSERT_TRUE(v > 0 && v <= 1) << v;
 }
 
 TYPED_TEST(MatrixTest, CorruptedResultsFailVerificationAndAreNamed) {
   using Space = TypeParam;
-  matrix::Kernel<double, Space> e(matrix::Params{}, "elementwise", 50);
+  matrix::Elementwise<double, Space> e(matrix::Params{}, "elementwise", 50);
   e.generate_inputs(5);
   run_once(e);
   ASSERT_TRUE(e.verify(std::nullopt).passed);
@@ -184,7 +195,7 @@ TYPED_TEST(MatrixTest, CorruptedResultsFailVerificationAndAreNamed) {
   EXPECT_NE(v.detail.find("z(1,7)"), std::string::npos) << v.detail;
 
   for (const std::string& variant : kGemmVariants) {
-    matrix::Kernel<float, Space> g(rectangular(), variant, 0);
+    matrix::Gemm<float, Space> g(rectangular(), variant, 0);
     g.generate_inputs(5);
     run_once(g);
     ASSERT_TRUE(g.verify(std::nullopt).passed) << variant;
@@ -205,10 +216,10 @@ TYPED_TEST(MatrixTest, KokkosKernelsReachesTheVendorBlasOnTheHost) {
   Kokkos::Tools::Experimental::set_push_region_callback([](const char* name) { regions.emplace_back(name); });
   for (bool use_double : {true, false}) {
     if (use_double) {
-      matrix::Kernel<double, Space> k(matrix::Params{}, "gemm-kokkos-kernels", 16);
+      matrix::Gemm<double, Space> k(matrix::Params{}, "gemm-kokkos-kernels", 16);
       run_once(k);
     } else {
-      matrix::Kernel<float, Space> k(matrix::Params{}, "gemm-kokkos-kernels", 16);
+      matrix::Gemm<float, Space> k(matrix::Params{}, "gemm-kokkos-kernels", 16);
       run_once(k);
     }
   }
@@ -230,15 +241,15 @@ TYPED_TEST(MatrixTest, WorkEstimates) {
   p.m = 10;
   p.n = 20;
   p.k = 30;
-  matrix::Kernel<double, Space> g(p, "gemm-naive", 0);
+  matrix::Gemm<double, Space> g(p, "gemm-naive", 0);
   EXPECT_DOUBLE_EQ(g.work().flops, 2.0 * 10 * 20 * 30);
   EXPECT_DOUBLE_EQ(g.work().bytes_read, (10.0 * 30 + 30.0 * 20) * 8);
   EXPECT_DOUBLE_EQ(g.work().bytes_written, 10.0 * 20 * 8);
   EXPECT_EQ(g.inputs().size(), 2u) << "C0 is an input only when beta is not 0";
   p.beta = 1;
-  matrix::Kernel<double, Space> with_beta(p, "gemm-naive", 0);
+  matrix::Gemm<double, Space> with_beta(p, "gemm-naive", 0);
   EXPECT_EQ(with_beta.inputs().size(), 3u);
-  matrix::Kernel<float, Space> e(matrix::Params{}, "elementwise", 100);
+  matrix::Elementwise<float, Space> e(matrix::Params{}, "elementwise", 100);
   EXPECT_DOUBLE_EQ(e.work().flops, 300.0);
   EXPECT_DOUBLE_EQ(e.work().bytes_read, 600.0 * 4);
 }

@@ -5,6 +5,7 @@
 // member functions, and capturing `this` would copy a host object to the device.
 
 #include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/random.hpp"
 #include "miniapp/core/spaces.hpp"
 
 #include <KokkosBlas3_gemm.hpp>
@@ -13,6 +14,25 @@
 #include <type_traits>
 
 namespace miniapp::distance::kernels {
+
+// Coordinate k of point i is value i * D + k of the stream, on the host or in the space.
+template <class Points>
+void generate_on_host(const Points& points, std::uint64_t seed) {
+  const std::size_t n = points.extent(0), dim = points.extent(1);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < dim; ++k)
+      points(i, k) = static_cast<typename Points::value_type>(uniform01(seed, i * dim + k));
+}
+
+template <class Space, class Points>
+void generate(const Space& space, const Points& points, std::uint64_t seed) {
+  const auto n = static_cast<std::int64_t>(points.extent(0)), dim = static_cast<std::int64_t>(points.extent(1));
+  Kokkos::parallel_for(
+      "distance::generate", Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>>(space, {0, 0}, {n, dim}),
+      KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t k) {
+        points(i, k) = static_cast<typename Points::value_type>(uniform01(seed, static_cast<std::uint64_t>(i * dim + k)));
+      });
+}
 
 // A row per thread and an entry per vector lane, j fastest: on a CPU the inner loop is a
 // contiguous, vectorizable store stream; on a GPU a warp writes a row segment (coalesced).
@@ -140,8 +160,7 @@ inline constexpr int kTileRows = 16;
 // GPU: a tile takes up to 16 KB of shared memory, 256 columns, which gives every lane of a team
 // several. CPU: a row's pass over a tile is one vectorized loop whose set-up (alias checks,
 // remainders) each tile repeats, and the caches hold far more than a GPU's shared memory, so up
-// to 64 KB (L2-resident, 4096 three-dimensional float32 points): 1024-column tiles measured 63%
-// of the fill's bandwidth at N = 4096, whole rows 72-84%.
+// to 64 KB (L2-resident, 4096 three-dimensional float32 points; docs/tuning-notes.md).
 template <class Scalar, class Space>
 int tile_columns(int dim) {
   const int widest = is_host_space<Space>() ? 4096 : 256;

@@ -14,6 +14,7 @@
 
 #include "miniapp/core/host_simd.hpp"
 #include "miniapp/core/spaces.hpp"
+#include "miniapp/workloads/matrix/params.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -26,13 +27,10 @@ struct TileShape {
   int m = 0, n = 0, k = 0;
 };
 
-// Tile sizes in the deck must be multiples of this, so any register block below divides them.
-inline constexpr int kTileMultiple = 32;
-
 // Rows x columns of C one thread keeps in registers. Host: 4 rows of two SIMD registers each,
 // 8 accumulators of the 16 registers SSE2/AVX2 have (the rest hold the B row and A broadcasts);
-// 4 x 8 float64 on SSE2 spilled and measured slower, and on AVX2 4 x 8 float64 runs at twice the
-// 4 x 4 rate. GPU: fixed (the host ISA must not change what device code is compiled).
+// a wider block spills on SSE2 (docs/tuning-notes.md). GPU: fixed (the host ISA must not change
+// what device code is compiled).
 template <class Scalar, class Space>
 struct RegisterBlock {
   static constexpr int rows = 4;
@@ -42,10 +40,10 @@ struct RegisterBlock {
 };
 
 // GCC vectorizes the micro-kernel's k loop itself (a reduction over k into the register block),
-// which reverses every B row and A column with permutes: 15 GFLOP/s against 21.5 for the block
-// vectorized on its own, in one core's micro-kernel with AVX2. Passing the panel pointer through
-// an empty asm statement makes each step's loads opaque to that, and costs nothing. Host
-// compilers only: device passes and other compilers get a no-op.
+// which reverses every B row and A column with permutes and is slower than the block vectorized
+// on its own (docs/tuning-notes.md). Passing the panel pointer through an empty asm statement
+// makes each step's loads opaque to that, and costs nothing. Host compilers only: device passes
+// and other compilers get a no-op.
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
 #define MINIAPP_OPAQUE_POINTER(p) asm("" : "+r"(p))
 #else
@@ -54,9 +52,8 @@ struct RegisterBlock {
 
 template <class Space>
 TileShape default_tiles() {
-  // Host: both packed slices, (128 + 256) x 128 float64 = 384 KiB, stay in a core's L2 (512 KiB
-  // on the development machine's Zen 3), one B panel (TK x RN, 4 KiB) in L1; measured best of
-  // 64..256 x 128..256 x 128..512 at M = N = K = 1024.
+  // Host: both packed slices, (128 + 256) x 128 float64 = 384 KiB, stay in a core's L2, one B
+  // panel (TK x RN, 4 KiB) in L1 (the search that chose them: docs/tuning-notes.md).
   // GPU: 256 lanes per team, (64 + 64) x 16 scalars of scratch.
   if (is_host_space<Space>()) return {128, 256, 128};
   return {64, 64, 16};

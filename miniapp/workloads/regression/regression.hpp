@@ -11,7 +11,7 @@
 #include "miniapp/core/measurement.hpp"
 #include "miniapp/core/random.hpp"
 #include "miniapp/core/workload.hpp"
-#include "miniapp/workloads/solver/host_lu.hpp"
+#include "miniapp/core/host_lu.hpp"
 
 #include <KokkosBlas2_gemv.hpp>
 
@@ -472,7 +472,7 @@ inline std::optional<double> standard_scores(const NormalEquations& ne, std::siz
   for (std::size_t j = 0; j < cols; ++j) {
     std::vector<double> a = ne.gram, e(cols, 0.0);
     e[j] = 1.0;
-    if (solver::host_lu_solve(a, e, cols)) return std::nullopt;
+    if (host_lu_solve(a, e, cols)) return std::nullopt;
     const double se = std::sqrt(s2 * e[j]);
     if (!(se > 0)) return std::nullopt;
     worst = std::max(worst, std::abs(fitted[j] - truth[j]) / se);
@@ -684,7 +684,7 @@ class Kernel {
 
     d << params_.iterations << " steps at lr " << lr << ": fitted " << format_list(fitted);
     std::vector<double> a = ne.gram, closed = ne.xty;
-    if (solver::host_lu_solve(a, closed, cols_)) {
+    if (host_lu_solve(a, closed, cols_)) {
       d << "; closed form: X^T X is singular";
     } else {
       double gap = 0;
@@ -783,10 +783,11 @@ struct RegressionWorkload {
             {"fused", "per step one pass over X: the gradient and the loss as one array reduction", ""}};
   }
 
-  static std::size_t footprint_bytes(const Params& p, std::size_t n, std::size_t scalar_bytes) {
+  static Footprint footprint(const Params& p, const MeasurementSpec& spec) {
+    const std::size_t n = spec.size, scalar_bytes = miniapp::scalar_bytes(spec.precision);
     const std::size_t cols = p.columns();
     // X, y, the residual of `blas`, the loss history, beta and the sums.
-    return (n * cols + 2 * n + static_cast<std::size_t>(p.iterations) + 2 * cols + 3) * scalar_bytes;
+    return {(n * cols + 2 * n + static_cast<std::size_t>(p.iterations) + 2 * cols + 3) * scalar_bytes, 0};
   }
 
   static std::vector<std::pair<std::string, std::string>> describe(const Params& p) {

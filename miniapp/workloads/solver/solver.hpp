@@ -10,7 +10,7 @@
 #include "miniapp/core/measurement.hpp"
 #include "miniapp/core/random.hpp"
 #include "miniapp/core/workload.hpp"
-#include "miniapp/workloads/solver/host_lu.hpp"
+#include "miniapp/core/host_lu.hpp"
 #include "miniapp/workloads/solver/lu_kernels.hpp"
 
 #include <KokkosBlas3_gemm.hpp>
@@ -731,10 +731,11 @@ struct SolverWorkload {
   }
 
   // Inputs and outputs, plus the largest work space of any variant (the check does not know which runs).
-  static std::size_t footprint_bytes(const Params& p, std::size_t n, std::size_t scalar_bytes) {
+  static Footprint footprint(const Params& p, const MeasurementSpec& spec) {
+    const std::size_t n = spec.size, scalar_bytes = miniapp::scalar_bytes(spec.precision);
     const std::size_t per_system = n * n + 2 * n;  // A, b, x
     const std::size_t batch_work = compat::kHasBatchedPivotingSolve ? 2 * n * n + 4 * n : n * n + n;
-    return p.systems * ((per_system + batch_work) * scalar_bytes + sizeof(int));
+    return {p.systems * ((per_system + batch_work) * scalar_bytes + sizeof(int)), 0};
   }
 
   static std::vector<std::pair<std::string, std::string>> describe(const Params& p) {

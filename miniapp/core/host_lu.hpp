@@ -1,14 +1,15 @@
 #pragma once
-// Dense LU with partial pivoting on the host, in double: the solver's serial reference
-// algorithm, also used by the regression workload for the closed-form least-squares solution.
+// Dense LU with partial pivoting on the host, in double: the reference the solver checks its
+// kernels' pivots against, and the regression's closed-form least-squares solution.
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <optional>
 #include <utility>
 #include <vector>
 
-namespace miniapp::solver {
+namespace miniapp {
 
 // Solves A x = b in place: `a` (n x n, row-major) becomes its LU factors, `b` becomes x.
 // Returns the column of the first zero pivot when A is singular to working precision
@@ -42,4 +43,4 @@ inline std::optional<std::size_t> host_lu_solve(std::vector<double>& a, std::vec
   return std::nullopt;
 }
 
-}  // namespace miniapp::solver
+}  // namespace miniapp

@@ -1,0 +1,29 @@
+#pragma once
+// The definitions behind Instances<W, Space> (workload.hpp): a measurement of W's kernel on one
+// space, in either precision. Included by the compile unit CMake generates for each (workload,
+// compiled space), which instantiates them; nothing else needs to include it.
+
+#include "miniapp/core/harness.hpp"
+#include "miniapp/core/workload.hpp"
+
+namespace miniapp {
+
+template <class W, class Space>
+Measurement Instances<W, Space>::run(const MeasurementSpec& spec, const typename W::Params& params) {
+  static_assert(contract::has_kernel_members<typename W::template Kernel<float, Space>, Space>::value,
+                "Kernel<Scalar, Space> must provide inputs()/outputs()/generate_inputs/compute/work/verify on every space");
+  auto measure_in = [&](auto scalar) {
+    using Scalar = decltype(scalar);
+    // The kernel, and with it every View, lives only for this measurement.
+    typename W::template Kernel<Scalar, Space> kernel(params, spec.variant, spec.size);
+    return measure(kernel, Space(), spec);
+  };
+  return spec.precision == Precision::Float32 ? measure_in(float{}) : measure_in(double{});
+}
+
+template <class W, class Space>
+bool Instances<W, Space>::generates_on_device() {
+  return miniapp::generates_on_device<typename W::template Kernel<double, Space>, Space>::value;
+}
+
+}  // namespace miniapp

@@ -1,0 +1,187 @@
+#pragma once
+// One distance problem: N points, and the matrix (whole in the space, or in row blocks streamed
+// to the host when it exceeds the budget) or the per-row reductions.
+
+#include "miniapp/core/field.hpp"
+#include "miniapp/core/measurement.hpp"
+#include "miniapp/workloads/distance/kernels.hpp"
+#include "miniapp/workloads/distance/params.hpp"
+#include "miniapp/workloads/distance/reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace miniapp::distance {
+
+template <class Scalar, class Space>
+class Kernel {
+  using HostOutput = Kokkos::Device<Kokkos::DefaultHostExecutionSpace, typename compat::pinned_host_memory<Space>::type>;
+  using MatrixView = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::memory_space>;
+
+ public:
+  using HostMatrix = Kokkos::View<Scalar**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+
+  Kernel(const Params& p, const std::string& variant, std::size_t n)
+      : params_(p),
+        variant_(Description::variant(variant)),
+        n_(n),
+        plan_(plan_blocks(p, n, sizeof(Scalar), budget_for(p, space_name<Space>(), is_host_space<Space>()))),
+        points_("points", n, p.dim),
+        coordinates_("points (coordinate-major)", reads_coordinates() ? n : 0, p.dim),
+        distances_("distances", matrix_rows(false), matrix_rows(false)),
+        streamed_("distances (streamed to host)", matrix_rows(true), matrix_rows(true)),
+        nearest_("nearest distance", p.output == Output::RowMin ? n : 0),
+        nearest_index_("nearest index", p.output == Output::RowMin ? n : 0),
+        row_sums_("row sum", p.output == Output::RowSum ? n : 0),
+        norms_("norms", p.output == Output::Matrix && variant_ == Variant::Gemm ? n : 0) {
+    if (plan_.chunked) {
+      instances_ = std::make_unique<compat::ConcurrentInstances<Space>>(Space());
+      const std::size_t buffers = overlaps() ? kBlockBuffers : 1;
+      for (std::size_t b = 0; b < buffers; ++b) buffers_[b] = MatrixView("distance block", plan_.rows_per_block, n);
+    }
+  }
+
+  std::vector<Transferable*> inputs() { return {&points_}; }
+  std::vector<Transferable*> outputs() {
+    switch (params_.output) {
+      case Output::RowMin: return {&nearest_, &nearest_index_};
+      case Output::RowSum: return {&row_sums_};
+      default: return {plan_.chunked ? static_cast<Transferable*>(&streamed_) : &distances_};
+    }
+  }
+
+  void generate_inputs(std::uint64_t seed) { kernels::generate_on_host(points_.host, seed); }
+  void generate_inputs_on_device(const Space& space, std::uint64_t seed) { kernels::generate(space, points_.device, seed); }
+
+  void compute(const Space& space) {
+    const int dim = params_.dim;
+    const bool squared = params_.squared;
+    if (reads_coordinates()) kernels::coordinate_major(space, points_.device, coordinates_, dim);
+    if (params_.output == Output::RowMin)
+      return kernels::row_min(space, coordinates_, nearest_.device, nearest_index_.device, dim, squared);
+    if (params_.output == Output::RowSum) return kernels::row_sum(space, coordinates_, row_sums_.device, dim, squared);
+    if (variant_ == Variant::Gemm) kernels::squared_norms(space, points_.device, norms_, dim);
+    const auto n = static_cast<std::int64_t>(n_);
+    if (!plan_.chunked) {
+      if (variant_ == Variant::Symmetric) return kernels::symmetric(space, coordinates_, distances_.device, dim, squared);
+      return compute_rows(space, distances_.device, 0, n);
+    }
+    // Chunked: each block is computed into a buffer in the space and copied to the host output
+    // here, inside compute, on the same instance (so in order). With two concurrent instances
+    // block k's copy runs while block k + 1 is computed; they read what was staged on `space`
+    // above, and nothing orders another instance after it but a fence.
+    const bool overlap = overlaps();
+    if (overlap) space.fence();
+    const auto rows = static_cast<std::int64_t>(plan_.rows_per_block);
+    for (std::size_t b = 0; b < plan_.blocks; ++b) {
+      const std::int64_t row0 = static_cast<std::int64_t>(b) * rows;
+      const std::int64_t count = std::min(rows, n - row0);
+      const Space& instance = overlap ? (*instances_)[b] : space;
+      const MatrixView& buffer = buffers_[overlap ? b % kBlockBuffers : 0];
+      compute_rows(instance, buffer, row0, count);
+      Kokkos::deep_copy(instance, Kokkos::subview(streamed_.device, Kokkos::make_pair(row0, row0 + count), Kokkos::ALL()),
+                        Kokkos::subview(buffer, Kokkos::make_pair(std::int64_t(0), count), Kokkos::ALL()));
+    }
+    // The harness fences only `space`: the other instances join here so the output is complete.
+    if (overlap) {
+      (*instances_)[0].fence();
+      (*instances_)[1].fence();
+    }
+  }
+
+  WorkEstimate work() const {
+    const double n = static_cast<double>(n_), s = sizeof(Scalar), d = params_.dim;
+    const double entries = n * n, points = static_cast<double>(points_.bytes());
+    const double root = params_.squared ? 0 : 1;
+    switch (params_.output) {
+      case Output::RowMin:  // D subtractions, multiplications, additions and a comparison per pair
+        return {entries * (3.0 * d + 1.0) + n * root, points, n * (s + sizeof(std::int64_t))};
+      case Output::RowSum: return {entries * (3.0 * d + 1.0 + root), points, n * s};
+      default: break;
+    }
+    WorkEstimate w;
+    switch (variant_) {
+      case Variant::Symmetric:  // each pair once
+        w = {0.5 * n * (n + 1) * (3.0 * d + root), points, entries * s};
+        break;
+      case Variant::Gemm:  // the cross term, then x2 + y2 added, clamped, rooted: C is written twice
+        w = {entries * (2.0 * d + 3.0 + root) + n * 2.0 * d, points + entries * s + n * s, 2.0 * entries * s};
+        break;
+      default: w = {entries * (3.0 * d + root), points, entries * s};
+    }
+    if (plan_.chunked) {  // the block copies to the host, inside compute
+      w.bytes_read += entries * s;
+      w.bytes_written += entries * s;
+    }
+    return w;
+  }
+
+  Verification verify(std::optional<double> tolerance) const {
+    if (params_.output != Output::Matrix)
+      return verify_rows<Scalar>(params_, points_.host, nearest_.host, nearest_index_.host, row_sums_.host, tolerance);
+    return verify_matrix<Scalar>(params_, variant_, points_.host, matrix_host(), tolerance, layout_note());
+  }
+
+  // The matrix as the host sees it after the harness's copies (or the chunked run's own).
+  HostMatrix matrix_host() const {
+    const std::size_t rows = plan_.chunked ? streamed_.host.extent(0) : distances_.host.extent(0);
+    return HostMatrix(plan_.chunked ? streamed_.host.data() : distances_.host.data(), rows, rows);
+  }
+
+  // Direct access for tests.
+  Field<Scalar**, Space>& points() { return points_; }
+  Field<Scalar*, Space>& nearest() { return nearest_; }
+  Field<std::int64_t*, Space>& nearest_index() { return nearest_index_; }
+  Field<Scalar*, Space>& row_sums() { return row_sums_; }
+  const BlockPlan& block_plan() const { return plan_; }
+  bool overlaps() const { return plan_.chunked && instances_ && instances_->concurrent() && variant_ != Variant::Gemm; }
+
+ private:
+  // Every kernel but the gemm form of the matrix reads the coordinate-major copy.
+  bool reads_coordinates() const { return !(params_.output == Output::Matrix && variant_ == Variant::Gemm); }
+
+  std::size_t matrix_rows(bool streamed) const {
+    return params_.output == Output::Matrix && plan_.chunked == streamed ? n_ : 0;
+  }
+
+  // Rows [row0, row0 + count) into out(i - row0, j). Symmetric pairs rows with columns of other
+  // blocks, so within a block it computes each entry directly.
+  void compute_rows(const Space& space, const MatrixView& out, std::int64_t row0, std::int64_t count) const {
+    switch (variant_) {
+      case Variant::Tiled: return kernels::tiled(space, coordinates_, out, row0, count, params_.dim, params_.squared);
+      case Variant::Gemm: return kernels::gemm(space, points_.device, norms_, out, row0, count, params_.squared);
+      default: return kernels::direct(space, coordinates_, out, row0, count, params_.dim, params_.squared);
+    }
+  }
+
+  std::string layout_note() const {
+    if (!plan_.chunked) return "";
+    std::string note = "; chunked: " + std::to_string(plan_.blocks) + " blocks of " +
+                       std::to_string(plan_.rows_per_block) + " rows copied to the host inside compute (overlap " +
+                       (overlaps() ? "on" : "off") + ")";
+    if (variant_ == Variant::Symmetric) note += ", blocks computed entry by entry";
+    return note;
+  }
+
+  Params params_;
+  Variant variant_;
+  std::size_t n_;
+  BlockPlan plan_;
+  Field<Scalar**, Space> points_;
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, typename Space::memory_space> coordinates_;
+  Field<Scalar**, Space> distances_;      // the matrix in the space (unchunked)
+  Field<Scalar**, HostOutput> streamed_;  // the matrix on the host only (chunked)
+  Field<Scalar*, Space> nearest_;
+  Field<std::int64_t*, Space> nearest_index_;
+  Field<Scalar*, Space> row_sums_;
+  Kokkos::View<Scalar*, typename Space::memory_space> norms_;
+  MatrixView buffers_[kBlockBuffers];
+  std::unique_ptr<compat::ConcurrentInstances<Space>> instances_;
+};
+
+}  // namespace miniapp::distance

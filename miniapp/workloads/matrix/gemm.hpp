@@ -1,0 +1,100 @@
+#pragma once
+// The BLAS3 product seed 000 names as the model GPU workload, C = alpha*A*B + beta*C0:
+// hand-written (naive, tiled) and through Kokkos Kernels.
+
+#include "miniapp/core/field.hpp"
+#include "miniapp/core/measurement.hpp"
+#include "miniapp/workloads/matrix/gemm_tiled.hpp"
+#include "miniapp/workloads/matrix/kernels.hpp"
+#include "miniapp/workloads/matrix/params.hpp"
+#include "miniapp/workloads/matrix/reference.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace miniapp::matrix {
+
+template <class Scalar, class Space>
+class Gemm {
+ public:
+  using Matrix = Field<Scalar**, Space>;
+
+  static bool runs(const std::string& variant) { return Description::variant(variant) != Variant::Elementwise; }
+
+  Gemm(const Params& p, const std::string& variant, std::size_t size)
+      : params_(p),
+        variant_(Description::variant(variant)),
+        shape_(gemm_shape(p, size)),
+        tiles_(resolve_tiles(p)),
+        a_("A", shape_.m, shape_.k),
+        b_("B", shape_.k, shape_.n),
+        // beta = 0: C0 is neither allocated nor read, as in BLAS.
+        c0_("C0", reads_c0() ? shape_.m : 0, reads_c0() ? shape_.n : 0),
+        c_("C", shape_.m, shape_.n) {}
+
+  std::vector<Transferable*> inputs() {
+    if (reads_c0()) return {&a_, &b_, &c0_};
+    return {&a_, &b_};
+  }
+  std::vector<Transferable*> outputs() { return {&c_}; }
+
+  void generate_inputs(std::uint64_t seed) {
+    fill_host<true>(a_.host, seed, 0);
+    fill_host<true>(b_.host, seed, a_.host.span());
+    fill_host<true>(c0_.host, seed, a_.host.span() + b_.host.span());
+  }
+  void generate_inputs_on_device(const Space& space, std::uint64_t seed) {
+    fill_device<true>(space, a_.device, seed, 0);
+    fill_device<true>(space, b_.device, seed, a_.device.span());
+    fill_device<true>(space, c0_.device, seed, a_.device.span() + b_.device.span());
+  }
+
+  void compute(const Space& space) {
+    const auto alpha = static_cast<Scalar>(params_.alpha), beta = static_cast<Scalar>(params_.beta);
+    switch (variant_) {
+      case Variant::GemmTiled: return gemm_tiled(space, tiles_, alpha, a_.device, b_.device, beta, c0_.device, c_.device);
+      case Variant::GemmKokkosKernels:
+        return gemm_kokkos_kernels(space, alpha, a_.device, b_.device, beta, c0_.device, c_.device);
+      default: return gemm_naive(space, alpha, a_.device, b_.device, beta, c0_.device, c_.device);
+    }
+  }
+
+  // 2MNK for the products and sums; the alpha/beta scaling (O(MN)) is not counted, as in BLAS.
+  WorkEstimate work() const {
+    const double m = shape_.m, n = shape_.n, k = shape_.k, s = sizeof(Scalar);
+    return {2 * m * n * k, (m * k + k * n + (reads_c0() ? m * n : 0)) * s, m * n * s};
+  }
+
+  Verification verify(std::optional<double> tolerance) const {
+    return verify_gemm<Scalar>(params_, shape_, a_.host, b_.host, c0_.host, c_.host, tolerance);
+  }
+
+  // Direct access for tests and benchmarks.
+  Matrix& a() { return a_; }
+  Matrix& b() { return b_; }
+  Matrix& c0() { return c0_; }
+  Matrix& c() { return c_; }
+  const TileShape& tiles() const { return tiles_; }
+  const GemmShape& shape() const { return shape_; }
+
+ private:
+  bool reads_c0() const { return params_.beta != 0.0; }
+
+  static TileShape resolve_tiles(const Params& p) {
+    TileShape t = default_tiles<Space>();
+    if (p.tile_m > 0) t.m = p.tile_m;
+    if (p.tile_n > 0) t.n = p.tile_n;
+    if (p.tile_k > 0) t.k = p.tile_k;
+    return t;
+  }
+
+  Params params_;
+  Variant variant_;
+  GemmShape shape_;
+  TileShape tiles_;
+  Matrix a_, b_, c0_, c_;
+};
+
+}  // namespace miniapp::matrix

@@ -1,0 +1,98 @@
+#pragma once
+// The matrix kernels, written once for every execution space: input generation, the elementwise
+// operation, and the three GEMM forms (gemm-tiled in gemm_tiled.hpp). Free functions templated on
+// the space: CUDA extended lambdas may not live in private member functions.
+
+#include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/random.hpp"
+#include "miniapp/workloads/matrix/gemm_tiled.hpp"
+#include "miniapp/workloads/matrix/params.hpp"
+
+#include <KokkosBlas3_gemm.hpp>
+
+#include <cstdint>
+
+namespace miniapp::matrix {
+
+// Inputs in (0, 1] for the elementwise form: pow(x, y) is defined and finite, as in the seed's
+// np.random.rand (which can give 0; 0 ** y is fine but x = 0 makes its relative error meaningless).
+KOKKOS_INLINE_FUNCTION double positive_uniform(std::uint64_t seed, std::uint64_t index) {
+  return 1.0 - uniform01(seed, index);
+}
+// GEMM inputs in [-1, 1): sums cancel, as in real data.
+KOKKOS_INLINE_FUNCTION double signed_uniform(std::uint64_t seed, std::uint64_t index) {
+  return 2.0 * uniform01(seed, index) - 1.0;
+}
+
+// Element e of a contiguous View is value offset + e of the stream, on the host or in the space.
+template <bool Signed, class View>
+void fill_host(const View& out, std::uint64_t seed, std::size_t offset) {
+  for (std::size_t e = 0; e < out.span(); ++e)
+    out.data()[e] = static_cast<typename View::value_type>(Signed ? signed_uniform(seed, offset + e)
+                                                                  : positive_uniform(seed, offset + e));
+}
+
+template <bool Signed, class Space, class View>
+void fill_device(const Space& space, const View& out, std::uint64_t seed, std::size_t offset) {
+  using Scalar = typename View::value_type;
+  Scalar* data = out.data();
+  Kokkos::parallel_for(
+      "matrix::generate", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, out.span()),
+      KOKKOS_LAMBDA(const std::int64_t e) {
+        const std::uint64_t index = offset + static_cast<std::uint64_t>(e);
+        data[e] = static_cast<Scalar>(Signed ? signed_uniform(seed, index) : positive_uniform(seed, index));
+      });
+}
+
+// z = x ** y or x * y over contiguous arrays: one flat loop, no index arithmetic per element, so
+// it vectorizes.
+template <class Space, class View>
+void elementwise(const Space& space, Operation op, const View& x, const View& y, const View& z) {
+  using Scalar = typename View::value_type;
+  const Scalar* xs = x.data();
+  const Scalar* ys = y.data();
+  Scalar* zs = z.data();
+  const auto policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, z.span());
+  if (op == Operation::Power)
+    Kokkos::parallel_for(
+        "matrix::elementwise-power", policy, KOKKOS_LAMBDA(const std::int64_t e) { zs[e] = compat::math::pow(xs[e], ys[e]); });
+  else
+    Kokkos::parallel_for(
+        "matrix::elementwise-multiply", policy, KOKKOS_LAMBDA(const std::int64_t e) { zs[e] = xs[e] * ys[e]; });
+}
+
+// One thread per element of C; beta = 0 reads no C0, as in BLAS.
+template <class Space, class Scalar, class AView, class BView, class C0View, class CView>
+void gemm_naive(const Space& space, Scalar alpha, const AView& A, const BView& B, Scalar beta, const C0View& C0,
+                const CView& C) {
+  const bool read_c0 = beta != Scalar(0);
+  const auto K = static_cast<std::int64_t>(A.extent(1));
+  const auto M = static_cast<std::int64_t>(C.extent(0)), N = static_cast<std::int64_t>(C.extent(1));
+  Kokkos::parallel_for(
+      "matrix::gemm-naive", Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>>(space, {0, 0}, {M, N}),
+      KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t j) {
+        Scalar sum = 0;
+        for (std::int64_t k = 0; k < K; ++k) sum += A(i, k) * B(k, j);
+        C(i, j) = alpha * sum + (read_c0 ? beta * C0(i, j) : Scalar(0));
+      });
+}
+
+// KokkosBlas::gemm, on Views of Device<Space, memory> so that Kokkos Kernels runs on this space
+// (and, with the vendor BLAS enabled, matches its host / cuBLAS / rocBLAS specializations for
+// LayoutRight). gemm updates C in place: starting from C0 keeps the inputs unchanged between
+// iterations.
+template <class Space, class Scalar, class View>
+void gemm_kokkos_kernels(const Space& space, Scalar alpha, const View& a, const View& b, Scalar beta, const View& c0,
+                         const View& c) {
+  using Device = Kokkos::Device<Space, typename Space::memory_space>;
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  using ConstMatrix = Kokkos::View<const Scalar**, Kokkos::LayoutRight, Device, Unmanaged>;
+  using MutableMatrix = Kokkos::View<Scalar**, Kokkos::LayoutRight, Device, Unmanaged>;
+  const ConstMatrix A(a.data(), a.extent(0), a.extent(1));
+  const ConstMatrix B(b.data(), b.extent(0), b.extent(1));
+  const MutableMatrix C(c.data(), c.extent(0), c.extent(1));
+  if (beta != Scalar(0)) Kokkos::deep_copy(space, c, c0);
+  KokkosBlas::gemm("N", "N", alpha, A, B, beta, C);
+}
+
+}  // namespace miniapp::matrix
