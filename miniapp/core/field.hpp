@@ -3,6 +3,7 @@
 // workload declares which fields are inputs and outputs; only the harness moves them.
 
 #include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/sampling.hpp"
 
 #include <cstddef>
 #include <string>
@@ -42,17 +43,8 @@ class Field final : public Transferable {
   void copy_to_device() override { Kokkos::deep_copy(device, host); }
   void copy_to_host() override { Kokkos::deep_copy(host, device); }
   std::vector<double> sample(std::size_t count) const override {
-    // Spread over the whole span for every size, first and last element included: a fixed step
-    // of n / count would cover only the first count elements when count < n < 2 count.
-    const std::size_t n = host.span();
     std::vector<double> out;
-    if (n <= count) {
-      for (std::size_t i = 0; i < n; ++i) out.push_back(static_cast<double>(host.data()[i]));
-    } else if (count == 1) {
-      out.push_back(static_cast<double>(host.data()[0]));
-    } else {
-      for (std::size_t s = 0; s < count; ++s) out.push_back(static_cast<double>(host.data()[s * (n - 1) / (count - 1)]));
-    }
+    for (std::size_t i : even_sample(host.span(), count)) out.push_back(static_cast<double>(host.data()[i]));
     return out;
   }
 
