@@ -198,8 +198,10 @@ void warn_about_threads(const Provenance& p) {
               << limit << " CPUs: the threads are oversubscribed and timings will suffer\n";
 }
 
-// Refuses, with the numbers, every measurement whose fields do not fit where they must live.
-std::vector<std::string> check_memory(const Deck& deck, const std::vector<MeasurementSpec>& plan) {
+// Refuses, with the numbers, every measurement whose fields do not fit where they must live, and
+// every one a workload knows it cannot run (a limit of the space, e.g. team scratch), before
+// anything is allocated: a plan either runs whole or not at all.
+std::vector<std::string> check_limits(const Deck& deck, const std::vector<MeasurementSpec>& plan) {
   std::vector<std::string> problems;
   const std::optional<std::size_t> host_free = available_host_memory();
   for (const MeasurementSpec& m : plan) {
@@ -216,6 +218,12 @@ std::vector<std::string> check_memory(const Deck& deck, const std::vector<Measur
         << " memory, " << format_bytes(available) << " available";
       problems.push_back(s.str());
     };
+    if (const std::optional<std::string> why = w->refuse(m, c.params)) {
+      std::ostringstream s;
+      s << deck.file << ":" << c.line << ":1: " << "cases[" << m.case_index << "] (" << c.name
+        << "): " << describe_measurement(m) << ": " << *why;
+      problems.push_back(s.str());
+    }
     if (host_free && need_host > static_cast<double>(*host_free))
       refuse("host", need_host, static_cast<double>(*host_free));
     if (!is_host_space_name(m.space))
@@ -235,10 +243,10 @@ fs::path output_directory(const CommandLine& cli, const Deck& deck) {
 
 int run(const CommandLine& cli, const Deck& deck, Provenance provenance) {
   const std::vector<MeasurementSpec> plan = expand(deck);
-  const std::vector<std::string> memory_problems = check_memory(deck, plan);
-  if (!memory_problems.empty()) {
-    for (const std::string& p : memory_problems) std::cerr << p << "\n";
-    std::cerr << memory_problems.size() << " measurement(s) do not fit in memory; nothing was run\n";
+  const std::vector<std::string> limit_problems = check_limits(deck, plan);
+  if (!limit_problems.empty()) {
+    for (const std::string& p : limit_problems) std::cerr << p << "\n";
+    std::cerr << limit_problems.size() << " measurement(s) exceed a memory or space limit; nothing was run\n";
     return exit_code::kBadInput;
   }
 
