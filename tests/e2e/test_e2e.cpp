@@ -17,6 +17,7 @@
 #include <iostream>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <random>
@@ -60,6 +61,32 @@ fs::path write_deck(const fs::path& dir, const std::string& text) {
   const fs::path deck = dir / "deck.yaml";
   std::ofstream(deck) << text;
   return deck;
+}
+
+// A deck written into a fresh directory and run quietly into DIR/out.
+struct DeckRun {
+  fs::path deck, out;
+  Result result;
+  YAML::Node results() const { return YAML::LoadFile((out / "results.json").string()); }
+};
+DeckRun run_deck(const std::string& name, const std::string& text) {
+  const fs::path dir = fresh_dir(name);
+  DeckRun r{write_deck(dir, text), dir / "out", {}};
+  r.result = run(r.deck.string() + " --quiet --output " + r.out.string());
+  return r;
+}
+
+// Starts the binary on a deck, quietly into `out`, without waiting; `in_child` runs in the child
+// just before the binary replaces it (limits, redirections).
+pid_t start(const fs::path& deck, const fs::path& out, const std::function<void()>& in_child = {}) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (in_child) in_child();
+    const std::string d = deck.string(), o = out.string();
+    execl(MINIAPP_BINARY, MINIAPP_BINARY, d.c_str(), "--quiet", "--output", o.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
 }
 
 std::vector<std::string> compiled_spaces() {
@@ -207,11 +234,9 @@ TEST(EndToEnd, EveryInputDeckRunsAndVerifiesAtSmallSizes) {
   for (const auto& entry : fs::directory_iterator(fs::path(MINIAPP_SOURCE_DIR) / "input")) {
     if (entry.path().extension() != ".yaml") continue;
     ++decks;
-    const fs::path dir = fresh_dir("deck-" + entry.path().stem().string());
-    const fs::path deck = write_deck(dir, shrunk_deck(entry.path()));
-    const Result r = run(deck.string() + " --quiet --output " + (dir / "out").string());
-    EXPECT_EQ(r.exit_code, 0) << entry.path() << "\n" << r.output;
-    const YAML::Node json = YAML::LoadFile((dir / "out" / "results.json").string());
+    const DeckRun r = run_deck("deck-" + entry.path().stem().string(), shrunk_deck(entry.path()));
+    EXPECT_EQ(r.result.exit_code, 0) << entry.path() << "\n" << r.result.output;
+    const YAML::Node json = r.results();
     EXPECT_EQ(json["status"].as<std::string>(), "complete") << entry.path();
     EXPECT_GT(json["finished_measurements"].as<std::size_t>(), 0u) << entry.path();
     EXPECT_EQ(json["finished_measurements"].as<std::size_t>(), json["planned_measurements"].as<std::size_t>());
@@ -223,19 +248,17 @@ TEST(EndToEnd, EveryInputDeckRunsAndVerifiesAtSmallSizes) {
 }
 
 TEST(EndToEnd, AFailedVerificationExitsOneAndRunsTheRest) {
-  const fs::path dir = fresh_dir("verify-fail");
   // A tolerance below any float32 rounding error: the GEMM is right, the bound cannot be met.
-  const fs::path deck = write_deck(dir,
-                                   "cases:\n"
-                                   "  - workload: matrix\n    variants: [gemm-naive]\n    sizes: 32\n"
-                                   "    precision: float32\n    spaces: [serial]\n    policies: [host]\n"
-                                   "    tolerance: 1.0e-30\n    repetitions: 1\n"
-                                   "  - workload: distance\n    sizes: 32\n    spaces: [serial]\n"
-                                   "    policies: [host]\n    repetitions: 1\n");
-  const Result r = run(deck.string() + " --quiet --output " + (dir / "out").string());
-  EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("VERIFICATION FAILED"), std::string::npos) << r.output;
-  const YAML::Node json = YAML::LoadFile((dir / "out" / "results.json").string());
+  const DeckRun r = run_deck("verify-fail",
+                             "cases:\n"
+                             "  - workload: matrix\n    variants: [gemm-naive]\n    sizes: 32\n"
+                             "    precision: float32\n    spaces: [serial]\n    policies: [host]\n"
+                             "    tolerance: 1.0e-30\n    repetitions: 1\n"
+                             "  - workload: distance\n    sizes: 32\n    spaces: [serial]\n"
+                             "    policies: [host]\n    repetitions: 1\n");
+  EXPECT_EQ(r.result.exit_code, 1) << r.result.output;
+  EXPECT_NE(r.result.output.find("VERIFICATION FAILED"), std::string::npos) << r.result.output;
+  const YAML::Node json = r.results();
   EXPECT_EQ(json["status"].as<std::string>(), "complete");
   ASSERT_EQ(json["measurements"].size(), 2u);
   EXPECT_FALSE(json["measurements"][0]["verification"]["passed"].as<bool>());
@@ -259,22 +282,16 @@ TEST(EndToEnd, AWriteErrorMidRunExitsThreeAndKeepsThePreviousResults) {
   const fs::path out = dir / "out";
   // The results grow with every measurement; a file size limit (ulimit -f) stops them part-way,
   // as a full disk or quota would.
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
+  const std::string err_path = (dir / "stderr.txt").string();
+  const pid_t pid = start(deck, out, [&err_path] {
     const rlimit limit{24 * 1024, 24 * 1024};
     setrlimit(RLIMIT_FSIZE, &limit);
-    const int null = open("/dev/null", O_WRONLY);
-    dup2(null, STDOUT_FILENO);
-    const std::string d = deck.string(), o = out.string(), err = (dir / "stderr.txt").string();
-    const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(err_fd, STDERR_FILENO);
-    execl(MINIAPP_BINARY, MINIAPP_BINARY, d.c_str(), "--quiet", "--output", o.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
+    dup2(open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), STDERR_FILENO);
+  });
+  ASSERT_GE(pid, 0);
   int status = 0;
   waitpid(pid, &status, 0);
-  std::ifstream err_in(dir / "stderr.txt");
+  std::ifstream err_in(err_path);
   const std::string err((std::istreambuf_iterator<char>(err_in)), std::istreambuf_iterator<char>());
   ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status) << "\n" << err;
   EXPECT_EQ(WEXITSTATUS(status), 3) << err;
@@ -323,13 +340,8 @@ TEST(EndToEnd, SigtermKeepsEveryFinishedMeasurement) {
                                    "cases:\n  - workload: distance\n    sizes: {from: 200, to: 20000, step: 200}\n"
                                    "    spaces: all\n    policies: all\n    repetitions: 3\n");
   const fs::path out = dir / "out";
-  const pid_t pid = fork();
+  const pid_t pid = start(deck, out);
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const std::string d = deck.string(), o = out.string();
-    execl(MINIAPP_BINARY, MINIAPP_BINARY, d.c_str(), "--quiet", "--output", o.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
   // Wait until at least two measurements are on disk, then stop the job as Slurm would.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   std::size_t finished = 0;
@@ -508,13 +520,11 @@ TEST(RandomValidDecks, RunWithEveryMeasurementVerified) {
   std::size_t measurements = 0;
   for (std::uint64_t k = 0; k < count; ++k) {
     const auto [text, must_fail] = generator.deck();
-    const fs::path dir = fresh_dir("random-" + std::to_string(k));
-    const fs::path deck = write_deck(dir, text);
-    const Result r = run(deck.string() + " --quiet --output " + (dir / "out").string());
+    const DeckRun r = run_deck("random-" + std::to_string(k), text);
     const std::string context = "deck " + std::to_string(k) + " of seed " + std::to_string(seed) + ", kept in " +
-                                deck.string() + ":\n" + text + "\n" + r.output;
-    ASSERT_EQ(r.exit_code, must_fail ? 1 : 0) << context;
-    const YAML::Node json = YAML::LoadFile((dir / "out" / "results.json").string());
+                                r.deck.string() + ":\n" + text + "\n" + r.result.output;
+    ASSERT_EQ(r.result.exit_code, must_fail ? 1 : 0) << context;
+    const YAML::Node json = r.results();
     ASSERT_EQ(json["status"].as<std::string>(), "complete") << context;
     ASSERT_EQ(json["finished_measurements"].as<std::size_t>(), json["planned_measurements"].as<std::size_t>());
     for (const YAML::Node& m : json["measurements"]) {
@@ -528,7 +538,7 @@ TEST(RandomValidDecks, RunWithEveryMeasurementVerified) {
       }
       ASSERT_TRUE(m["verification"]["passed"].as<bool>()) << context << "\n" << detail;
     }
-    fs::remove_all(dir);
+    fs::remove_all(r.deck.parent_path());
   }
   std::cout << "random decks: " << count << " decks, " << measurements << " measurements, all as expected\n";
 }
