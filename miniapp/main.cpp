@@ -9,6 +9,8 @@
 #include "miniapp/core/report.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/core/workload.hpp"
+#include "miniapp/merge.hpp"
+#include "miniapp/submit/commands.hpp"
 #include "thread_sweep.hpp"
 
 #include <sched.h>
@@ -30,6 +32,9 @@ using namespace miniapp;
 namespace {
 
 constexpr const char* kUsage = R"(usage: miniapp [options] DECK.yaml
+       miniapp submit DECK --site NAME [options]   a batch script for a site's Slurm
+       miniapp merge DIR... [options]              collate results of array tasks, twins
+       miniapp queue-wait [options]                median queue wait per partition (sacct)
 
 Runs every case of the YAML deck on the requested Kokkos execution spaces and mirror
 policies, verifies each result, prints a table per case and writes results.json,
@@ -43,6 +48,7 @@ options:
   -o, --output DIR    output directory (default: deck's output, else results/<deck>-<time>)
       --spaces LIST   comma-separated spaces for every case, e.g. serial,openmp
       --sizes LIST    comma-separated sizes for every case, e.g. 256,512
+      --case N|NAME   run only this case of the deck (index from 0, or its name)
   -q, --quiet         no progress on stderr, no tables on stdout
   --kokkos-...        passed to Kokkos (e.g. --kokkos-num-threads=2; see --kokkos-help)
 
@@ -57,6 +63,7 @@ exit codes:
 struct CommandLine {
   std::string deck;
   std::string output;
+  std::string case_selector;  // --case: one case of the deck, by index or name
   bool help = false, version = false, list = false, dry_run = false, quiet = false;
   Overrides overrides;
   std::vector<std::string> kokkos_args;
@@ -92,6 +99,7 @@ CommandLine parse_command_line(int argc, char** argv) {
     else if (a == "--dry-run") cli.dry_run = true;
     else if (a == "-q" || a == "--quiet") cli.quiet = true;
     else if (is("-o") || is("--output")) cli.output = value("--output");
+    else if (is("--case")) cli.case_selector = value("--case");
     else if (is("--spaces")) cli.overrides.spaces = split(value("--spaces"));
     else if (is("--sizes")) {
       std::vector<std::size_t> sizes;
@@ -330,6 +338,9 @@ int run(const CommandLine& cli, const Deck& deck, Provenance provenance) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && argv[1] == std::string("submit")) return submit::run_submit(argc - 1, argv + 1);
+  if (argc > 1 && argv[1] == std::string("merge")) return run_merge(argc - 1, argv + 1);
+  if (argc > 1 && argv[1] == std::string("queue-wait")) return submit::run_queue_wait(argc - 1, argv + 1);
   CommandLine cli;
   try {
     cli = parse_command_line(argc, argv);
@@ -357,6 +368,11 @@ int main(int argc, char** argv) {
     std::cerr << loaded.diagnostics.all().size() << " problem(s) in " << cli.deck << "; nothing was run\n";
     return exit_code::kBadInput;
   }
+  if (!cli.case_selector.empty())
+    if (const auto problem = submit::select_case(*loaded.deck, cli.case_selector)) {
+      std::cerr << "miniapp: " << *problem << "; nothing was run\n";
+      return exit_code::kBadInput;
+    }
   const std::string threads_source = choose_host_threads(cli, *loaded.deck);
   if (threads_source == "deck thread sweep") {
     std::cerr << "thread sweep over " << loaded.deck->threads.size() << " host thread counts: one run each\n";

@@ -97,7 +97,7 @@ wait_for() {  # description, daemon name, log, command...: retries until it succ
 }
 
 write_configs() {
-  mkdir -p "$DIR"/{etc,munge,mysql,state,spool,log,run,dev,home}
+  mkdir -p "$DIR"/{etc,munge,mysql,state,spool/slurmd-$NODE,log,run,dev}
   chmod 755 "$DIR" "$DIR/munge"
   local host; host=$(hostname -s)
   local munge_socket=$DIR/munge/munge.socket.2
@@ -132,6 +132,8 @@ JobAcctGatherType=jobacct_gather/linux
 JobAcctGatherFrequency=5
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
+# Without it a job that names no memory gets the whole node's, and jobs run one at a time.
+DefMemPerCPU=1000
 SlurmdParameters=config_overrides
 MpiDefault=none
 ReturnToService=2
