@@ -151,8 +151,8 @@ ProfileResult load_site_profile_text(const std::string& text, const std::string&
   if (!r.valid()) return result;
   SiteProfile p;
   p.file = file;
-  if (const auto v = r.string("name")) p.name = *v;
-  else diag.error_at(1, 1, "name", "missing: the profile's name (what --site takes)");
+  // A site is called by its file name: a copy under another name is another site.
+  p.name = fs::path(file).stem().string();
   if (const auto v = nullable_string(r, "description")) p.description = *v;
   if (const auto v = r.choice("scheduler", {"slurm", "none"})) p.slurm = *v == "slurm";
   p.account = nullable_string(r, "account");

@@ -35,7 +35,7 @@ struct JobShape {
 
 struct SiteProfile {
   std::string file;  // where it was read from
-  std::string name;
+  std::string name;  // the file's name without .yaml
   std::string description;
   bool slurm = true;  // scheduler: slurm | none (local: the script runs here)
   std::optional<std::string> account;

@@ -9,6 +9,7 @@
 #include "miniapp/submit/site_profile.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -59,7 +60,7 @@ std::string messages(const Diagnostics& d) {
 
 }  // namespace
 
-TEST(SiteProfiles, EveryShippedProfileLoadsUnderItsFileName) {
+TEST(SiteProfiles, EveryShippedProfileLoads) {
   const std::vector<std::string> names = known_sites({kSites});
   for (const char* expected : {"kestrel", "swift", "vermilion", "puhti", "mahti", "lumi", "alliance", "generic-cpu",
                                "generic-gpu", "local"})
@@ -160,7 +161,7 @@ TEST(BatchScript, AnArrayRunsOneMeasurementGroupPerTask) {
 }
 
 TEST(SiteProfiles, MistakesAreReportedWithLineColumnAndKey) {
-  const ProfileResult r = load_site_profile_text("name: mine\n"
+  const ProfileResult r = load_site_profile_text("description: mine\n"
                                                  "time: 1:00:00\n"
                                                  "acount: x\n"
                                                  "gpu:\n"
@@ -263,4 +264,87 @@ TEST(Merge, NamesMissingAndInterruptedTasksAndKeepsEveryMeasurement) {
   print_task_summary(table, m);
   EXPECT_NE(table.str().find("4 task(s): 1 complete, 1 interrupted, 2 missing"), std::string::npos) << table.str();
   fs::remove_all(root.parent_path());
+}
+
+// The subcommands as a user runs them, without a scheduler (site `local` runs the script here).
+namespace {
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;
+};
+
+CommandResult run_in(const fs::path& dir, const std::string& args) {
+  const std::string command = "cd '" + dir.string() + "' && " + MINIAPP_BINARY + " " + args + " 2>&1";
+  CommandResult r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+const char* kSmallDeck =
+    "cases:\n"
+    "  - name: distance-small\n"
+    "    workload: distance\n"
+    "    sizes: [32, 48]\n"
+    "    spaces: [serial]\n"
+    "    policies: [host]\n"
+    "    repetitions: 2\n";
+}  // namespace
+
+TEST(SubmitCommand, RefusesABadDeckAnUnknownSiteAndAPlaceholderAccount) {
+  const fs::path dir = scratch("submit-errors");
+  std::ofstream(dir / "bad.yaml") << "cases:\n  - workload: distance\n    sizes: [32]\n    repetitons: 2\n";
+  std::ofstream(dir / "deck.yaml") << kSmallDeck;
+  CommandResult r = run_in(dir, "submit bad.yaml --site puhti --print");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("bad.yaml:4:5: cases[0].repetitons: unknown key (did you mean 'repetitions'?)"),
+            std::string::npos)
+      << r.output;
+  r = run_in(dir, "submit deck.yaml --site nowhere");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("unknown site 'nowhere'; known sites: alliance, generic-cpu, generic-gpu, kestrel, local, "
+                          "lumi, mahti, puhti, swift, vermilion"),
+            std::string::npos)
+      << r.output;
+  r = run_in(dir, "submit deck.yaml --site lumi --submit");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("still the placeholder '<project>'"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "results")) << "nothing written for a refused submission";
+  r = run_in(dir, "submit deck.yaml --site puhti --gpu --account project_2001234 --print");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("#SBATCH --account=project_2001234\n"), std::string::npos);
+  EXPECT_NE(r.output.find("#SBATCH --gres=gpu:v100:1\n"), std::string::npos);
+  r = run_in(dir, "submit deck.yaml --site puhti --throttle 2");
+  EXPECT_EQ(r.exit_code, 2) << "--throttle without --array";
+  r = run_in(dir, "deck.yaml --case 5 --dry-run");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--case '5': the deck has no such case (its cases: 0 distance-small)"), std::string::npos)
+      << r.output;
+}
+
+TEST(SubmitCommand, LocalSiteRunsAnArrayHereAndMergesIt) {
+  const fs::path dir = scratch("submit-local");
+  std::ofstream(dir / "deck.yaml") << kSmallDeck;
+  const CommandResult r = run_in(dir, "submit deck.yaml --site local --array --submit");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("2 task(s): 2 complete"), std::string::npos) << r.output;
+  std::vector<fs::path> merged;
+  for (const auto& e : fs::directory_iterator(dir / "results"))
+    if (fs::exists(e.path() / "merged" / "results.json")) merged.push_back(e.path() / "merged" / "results.json");
+  ASSERT_EQ(merged.size(), 1u) << r.output;
+  const YAML::Node json = YAML::LoadFile(merged[0].string());
+  EXPECT_EQ(json["status"].as<std::string>(), "complete");
+  EXPECT_EQ(json["measurements"].size(), 2u);
+  EXPECT_EQ(json["measurements"][1]["size"].as<int>(), 48);
+  EXPECT_EQ(json["measurements"][1]["task"].as<int>(), 1);
+  const CommandResult bad_merge = run_in(dir, "merge " + (dir / "results" / "nothing-here").string());
+  EXPECT_EQ(bad_merge.exit_code, 3) << bad_merge.output;
+  EXPECT_NE(bad_merge.output.find("missing: no such directory"), std::string::npos) << bad_merge.output;
+  EXPECT_EQ(run_in(dir, "merge").exit_code, 2);
+  fs::remove_all(dir.parent_path());
 }
