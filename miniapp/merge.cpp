@@ -472,7 +472,8 @@ void print_side_by_side(std::ostream& os, const MergedResults& merged) {
     os << "  " << task_label(t, ti) << ": " << t.status;
     const YAML::Node p = child(t.results, "provenance");
     if (p.IsDefined()) {
-      os << ", " << text(p, "host_threads", "?") << " host threads";
+      const std::string threads = text(p, "host_threads", "?");
+      os << ", " << threads << (threads == "1" ? " host thread" : " host threads");
       const YAML::Node gpu = child(p, "gpu");
       if (gpu.IsMap()) os << ", GPU " << text(gpu, "space") << " " << text(gpu, "name");
       else if (!t.gpus.empty()) os << ", Slurm GPUs " << t.gpus << " (binary without a GPU space)";

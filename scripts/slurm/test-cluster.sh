@@ -32,7 +32,7 @@ readonly START_TIMEOUT=${MINIAPP_SLURM_START_TIMEOUT:-60}
 log() { printf '[test-cluster %5.1fs] %s\n' "$(elapsed)" "$*" >&2; }
 elapsed() { local now; now=$(date +%s.%N); awk -v a="$T0" -v b="$now" 'BEGIN { printf "%.1f", b - a }'; }
 T0=$(date +%s.%N)
-usage() { sed -n '9,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '/^#   scripts\/slurm\/test-cluster.sh install/,/CMD.s status$/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 cannot() { echo "test-cluster: cannot run: $*" >&2; exit 77; }
 
 missing_packages() {
@@ -295,6 +295,6 @@ case "$command" in
     status=0
     (. "$DIR/env" && "$@") || status=$?
     exit $status ;;
-  -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
   *) usage ;;
 esac
