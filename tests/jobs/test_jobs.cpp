@@ -348,3 +348,22 @@ TEST(SubmitCommand, LocalSiteRunsAnArrayHereAndMergesIt) {
   EXPECT_EQ(run_in(dir, "merge").exit_code, 2);
   fs::remove_all(dir.parent_path());
 }
+
+TEST(BatchScript, EveryProfilesScriptsAreValidBash) {
+  const fs::path dir = scratch("bash-n");
+  for (const std::string& name : known_sites({kSites})) {
+    const SiteProfile s = site(name);
+    for (JobKind kind : {JobKind::Cpu, JobKind::Gpu}) {
+      if (!s.shape(kind)) continue;
+      for (bool array : {false, true}) {
+        JobPlan p = plan(kind);
+        if (array) p.array_groups = {{"--case", "0", "--sizes", "32"}, {"--case", "1", "--sizes", "64"}};
+        const fs::path file = dir / (name + "-" + to_string(kind) + (array ? "-array" : "") + ".sbatch");
+        std::ofstream(file) << batch_script(s, p);
+        const std::string command = "bash -n '" + file.string() + "' 2>&1";
+        EXPECT_EQ(std::system(command.c_str()), 0) << file;
+      }
+    }
+  }
+  fs::remove_all(dir.parent_path());
+}
