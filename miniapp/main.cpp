@@ -10,6 +10,8 @@
 #include "miniapp/core/runner.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/core/workload.hpp"
+#include "miniapp/merge.hpp"
+#include "miniapp/submit/commands.hpp"
 #include "thread_sweep.hpp"
 
 #include <sched.h>
@@ -30,6 +32,9 @@ using namespace miniapp;
 namespace {
 
 constexpr const char* kUsage = R"(usage: miniapp [options] DECK.yaml
+       miniapp submit DECK --site NAME [options]   a batch script for a site's Slurm
+       miniapp merge DIR... [options]              collate results of array tasks, twins
+       miniapp queue-wait [options]                median queue wait per partition (sacct)
 
 Runs every case of the YAML deck on the requested Kokkos execution spaces and mirror
 policies, verifies each result, prints a table per case and writes results.json,
@@ -43,6 +48,7 @@ options:
   -o, --output DIR    output directory (default: deck's output, else results/<deck>-<time>)
       --spaces LIST   comma-separated spaces for every case, e.g. serial,openmp
       --sizes LIST    comma-separated sizes for every case, e.g. 256,512
+      --case N|NAME   run only this case of the deck (index from 0, or its name)
   -q, --quiet         no progress on stderr, no tables on stdout
   --kokkos-...        passed to Kokkos (e.g. --kokkos-num-threads=2; see --kokkos-help)
 
@@ -57,6 +63,7 @@ exit codes:
 struct CommandLine {
   std::string deck;
   std::string output;
+  std::string case_selector;  // --case: one case of the deck, by index or name
   bool help = false, version = false, list = false, dry_run = false, quiet = false;
   Overrides overrides;
   std::vector<std::string> kokkos_args;
@@ -92,6 +99,7 @@ CommandLine parse_command_line(int argc, char** argv) {
     else if (a == "--dry-run") cli.dry_run = true;
     else if (a == "-q" || a == "--quiet") cli.quiet = true;
     else if (is("-o") || is("--output")) cli.output = value("--output");
+    else if (is("--case")) cli.case_selector = value("--case");
     else if (is("--spaces")) cli.overrides.spaces = split(value("--spaces"));
     else if (is("--sizes")) {
       std::vector<std::size_t> sizes;
@@ -292,6 +300,9 @@ int run(const CommandLine& cli, const Deck& deck, Provenance provenance) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && argv[1] == std::string("submit")) return submit::run_submit(argc - 1, argv + 1);
+  if (argc > 1 && argv[1] == std::string("merge")) return run_merge(argc - 1, argv + 1);
+  if (argc > 1 && argv[1] == std::string("queue-wait")) return submit::run_queue_wait(argc - 1, argv + 1);
   CommandLine cli;
   try {
     cli = parse_command_line(argc, argv);
@@ -319,6 +330,11 @@ int main(int argc, char** argv) {
     std::cerr << loaded.diagnostics.all().size() << " problem(s) in " << cli.deck << "; nothing was run\n";
     return exit_code::kBadInput;
   }
+  if (!cli.case_selector.empty())
+    if (const auto problem = submit::select_case(*loaded.deck, cli.case_selector)) {
+      std::cerr << "miniapp: " << *problem << "; nothing was run\n";
+      return exit_code::kBadInput;
+    }
   // From here on a signal is remembered and ends the run with its finished results saved; a file
   // size limit (ulimit -f) makes a write fail with an error instead of killing the process.
   install_interrupt_handlers();
@@ -328,7 +344,12 @@ int main(int argc, char** argv) {
     std::cerr << "thread sweep over " << loaded.deck->threads.size() << " host thread counts: one run each\n";
     if (!cli.dry_run) {
       const fs::path out_dir = output_directory(cli, *loaded.deck);
-      fs::create_directories(out_dir);
+      std::error_code error;
+      fs::create_directories(out_dir, error);
+      if (error) {
+        std::cerr << "miniapp: error: cannot create " << out_dir.string() << ": " << error.message() << "\n";
+        return exit_code::kRuntimeError;
+      }
       return run_thread_sweep(loaded.deck->threads, std::vector<std::string>(argv, argv + argc), out_dir.string(),
                               cli.quiet);
     }
@@ -339,12 +360,14 @@ int main(int argc, char** argv) {
   for (std::string& a : cli.kokkos_args) kokkos_argv.push_back(a.data());
   int kokkos_argc = static_cast<int>(kokkos_argv.size());
   kokkos_argv.push_back(nullptr);
+  // Read before Kokkos starts: with OMP_PROC_BIND set, its OpenMP start pins this thread to one CPU.
+  const int allowed = cpus_allowed();
   try {
     Kokkos::ScopeGuard guard(kokkos_argc, kokkos_argv.data());
     Provenance provenance = collect_provenance(argc, argv);
     provenance.host_threads = static_cast<int>(Kokkos::DefaultHostExecutionSpace().concurrency());
     provenance.host_threads_source = threads_source;
-    provenance.cpus_allowed = cpus_allowed();
+    provenance.cpus_allowed = allowed;
     if (!cli.quiet) warn_about_threads(provenance);
     return run(cli, *loaded.deck, std::move(provenance));
   } catch (const std::exception& e) {
