@@ -48,6 +48,11 @@ class KernelChoice {
   K& get() {
     return std::get<K>(chosen_);
   }
+  // What every class shares, where they all derive from Base.
+  template <class Base>
+  Base& as() {
+    return std::visit([](auto& k) -> Base& { return k; }, chosen_);
+  }
 
  private:
   using Chosen = std::variant<Kernels...>;

@@ -37,13 +37,21 @@ class ErrorTally {
   }
   template <class Name>
   bool compare(double got, double reference, double scale, double tolerance, Name&& name) {
-    ++compared_;
     const double abs_error = std::abs(got - reference);
-    const double rel_error = scale > 0 ? abs_error / scale : abs_error;
+    return record(abs_error, scale > 0 ? abs_error / scale : abs_error, tolerance, [&] {
+      return std::string(name()) + " = " + full_precision(got) + ", reference " + full_precision(reference);
+    });
+  }
+
+  // An error the workload measured itself (e.g. a scaled residual), with the whole message of
+  // its failure.
+  template <class Describe>
+  bool record(double abs_error, double rel_error, double tolerance, Describe&& describe) {
+    ++compared_;
     max_abs_error_ = std::max(max_abs_error_, std::isnan(abs_error) ? kInfinity : abs_error);
     max_rel_error_ = std::max(max_rel_error_, std::isnan(rel_error) ? kInfinity : rel_error);
     if (rel_error <= tolerance) return true;  // false for NaN
-    fail([&] { return std::string(name()) + " = " + full_precision(got) + ", reference " + full_precision(reference); });
+    fail(std::forward<Describe>(describe));
     return false;
   }
 

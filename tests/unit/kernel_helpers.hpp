@@ -3,9 +3,18 @@
 
 #include "miniapp/core/field.hpp"
 #include "miniapp/core/harness.hpp"
+#include "miniapp/core/interrupt.hpp"
 #include "miniapp/core/mirror_policy.hpp"
 #include "miniapp/core/spaces.hpp"
 
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
 #include <vector>
 
 namespace miniapp::testing {
@@ -28,6 +37,36 @@ std::vector<MirrorPolicy> policies_for() {
   for (MirrorPolicy p : kAllMirrorPolicies)
     if (p != MirrorPolicy::Host || is_host_space<Space>()) out.push_back(p);
   return out;
+}
+
+// A death test's child must start afresh (re-run the binary) rather than be forked from a
+// process whose OpenMP threads it would not have.
+inline void use_fresh_processes_for_death_tests() { ::testing::GTEST_FLAG(death_test_style) = "threadsafe"; }
+
+// For a death test (a process of its own, since a signal cannot be taken back): runs `work`,
+// raises SIGTERM `after_s` seconds into it, and exits 0 when the work threw Interrupted within
+// a second of the signal, 1 when it took longer, 2 when it finished without noticing.
+template <class Work>
+[[noreturn]] void exit_with_interruption_delay(Work&& work, double after_s) {
+  using Clock = std::chrono::steady_clock;
+  install_interrupt_handlers();
+  std::atomic<Clock::rep> raised{0};
+  std::thread signaller([&] {
+    std::this_thread::sleep_for(std::chrono::duration<double>(after_s));
+    raised = Clock::now().time_since_epoch().count();
+    std::raise(SIGTERM);
+  });
+  signaller.detach();
+  try {
+    work();
+  } catch (const Interrupted&) {
+    const double delay = std::chrono::duration<double>(Clock::now().time_since_epoch() -
+                                                       Clock::duration(raised.load())).count();
+    std::fprintf(stderr, "stopped %.3f s after SIGTERM\n", delay);
+    std::_Exit(delay <= 1.0 ? 0 : 1);
+  }
+  std::fprintf(stderr, "finished without noticing SIGTERM (raised: %s)\n", raised.load() ? "yes" : "no");
+  std::_Exit(2);
 }
 
 }  // namespace miniapp::testing

@@ -1,5 +1,8 @@
 #include "miniapp/workloads/solver/solver.hpp"
 
+#include "miniapp/core/workload.hpp"
+#include "miniapp/workloads/distance/params.hpp"
+
 #include "miniapp/core/deck.hpp"
 #include "kernel_helpers.hpp"
 #include "space_types.hpp"
@@ -45,6 +48,8 @@ solver::Params params(std::size_t systems, int block_size = 4,
   p.matrix = kind;
   return p;
 }
+
+distance::Params distance_params() { return {}; }
 
 }  // namespace
 
@@ -286,4 +291,68 @@ TEST(SolverDeck, KokkosKernelsVariantIsRefusedWhereUnavailable) {
     ASSERT_FALSE(r.diagnostics.all().empty());
     EXPECT_NE(r.diagnostics.all().front().message.find("unavailable in this build"), std::string::npos);
   }
+}
+
+// batched-team's scratch limit is known before anything is allocated: the registered workload
+// refuses the measurement (main checks this in --dry-run and before the run) instead of the
+// kernel's constructor stopping the run in the middle.
+TYPED_TEST(SolverTest, TeamScratchLimitIsKnownBeforeTheRun) {
+  using Space = TypeParam;
+  const Workload* w = find_workload("solver");
+  ASSERT_NE(w, nullptr);
+  MeasurementSpec spec;
+  spec.workload = "solver";
+  spec.space = space_name<Space>();
+  spec.precision = Precision::Float64;
+  spec.variant = "batched-team";
+  spec.size = solver::largest_team_system<double, Space>(1) + 1;
+  const std::any p = params(1);
+  const std::optional<std::string> why = w->refuse(spec, p);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("team scratch"), std::string::npos) << *why;
+  EXPECT_NE(why->find(std::to_string(solver::team_scratch_limit<Space>(1))), std::string::npos) << *why;
+  spec.size = solver::largest_team_system<double, Space>(1);
+  EXPECT_FALSE(w->refuse(spec, p).has_value());
+  spec.size = solver::largest_team_system<double, Space>(1) + 1;
+  spec.variant = "dense-blocked";
+  EXPECT_FALSE(w->refuse(spec, p).has_value());
+  // Other workloads have no such limit.
+  spec.workload = "distance";
+  spec.variant = "direct";
+  EXPECT_FALSE(find_workload("distance")->refuse(spec, std::any(distance_params())).has_value());
+}
+
+// The memory check counts verification's host allocations: the double copy of one system the
+// reference LU factors (only where the reference LU runs, n^3 within its budget).
+TEST(SolverFootprint, CountsTheReferenceCopyOnTheHostAndEachVariantsWork) {
+  MeasurementSpec spec;
+  spec.space = "serial";
+  spec.precision = Precision::Float64;
+  spec.size = 1000;
+  spec.variant = "dense-blocked";
+  solver::Params p;
+  const Footprint small = solver::SolverWorkload::footprint(p, spec);
+  EXPECT_EQ(small.host_only_bytes, (1000u * 1000u + 1000u) * sizeof(double));
+  spec.size = 2000;  // beyond the reference LU's budget
+  EXPECT_EQ(solver::SolverWorkload::footprint(p, spec).host_only_bytes, 0u);
+  spec.size = 100;
+  p.systems = 10;
+  spec.variant = "batched-team";
+  const Footprint team = solver::SolverWorkload::footprint(p, spec);
+  spec.variant = "batched-thread";
+  const Footprint thread = solver::SolverWorkload::footprint(p, spec);
+  EXPECT_EQ(thread.space_bytes - team.space_bytes, 10u * (100u * 100u + 100u) * sizeof(double));
+}
+
+// A large dense solve notices SIGTERM between its panels, within a second of work, instead of
+// after the whole solve (minutes for a large n).
+TYPED_TEST(SolverTest, DenseSolveStopsPromptlyOnSigterm) {
+  using Space = TypeParam;
+  auto solve_until_signalled = [] {
+    solver::Kernel<float, Space> k(params(16, 64), "dense-blocked", 1024);
+    k.generate_inputs(3);
+    miniapp::testing::exit_with_interruption_delay([&] { run_once(k); }, 0.1);
+  };
+  miniapp::testing::use_fresh_processes_for_death_tests();
+  EXPECT_EXIT(solve_until_signalled(), ::testing::ExitedWithCode(0), "");
 }

@@ -1,0 +1,251 @@
+#pragma once
+// The solver's kernels, written once for every execution space: input generation, and LU with
+// partial pivoting of a batch of systems, one system per thread, per team or through
+// KokkosBatched (the blocked LU of one large system is in blocked_lu.hpp). Every routine records
+// the first zero (or tiny) pivot as LAPACK's info does, column + 1, and then stops, so a singular
+// system never turns into inf/NaN. Free functions: CUDA extended lambdas may not live in private
+// member functions.
+
+#include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/kokkos_kernels_compat.hpp"
+#include "miniapp/core/random.hpp"
+#include "miniapp/core/spaces.hpp"
+#include "miniapp/workloads/solver/params.hpp"
+
+#include <cstdint>
+#include <limits>
+
+namespace miniapp::solver {
+
+// Pure functions of (seed, system, row, column), so host and device generation agree exactly.
+KOKKOS_INLINE_FUNCTION double matrix_entry(MatrixKind kind, std::uint64_t seed, std::uint64_t n, std::uint64_t s,
+                                           std::uint64_t i, std::uint64_t j) {
+  if (kind == MatrixKind::Singular) {
+    if (n == 1) return 0.0;
+    if (i == n - 1) i = 0;
+  }
+  double v = uniform01(seed, (s * n + i) * n + j);
+  if (kind == MatrixKind::DiagonallyDominant && i == j) v += static_cast<double>(n);
+  return v;
+}
+
+KOKKOS_INLINE_FUNCTION double rhs_entry(std::uint64_t seed, std::uint64_t n, std::uint64_t s, std::uint64_t i) {
+  return uniform01(~seed, s * n + i);  // a stream of its own, independent of A's
+}
+
+template <class A, class B>
+void generate_on_host(MatrixKind kind, const A& a, const B& b, std::uint64_t seed) {
+  using Scalar = typename A::value_type;
+  const std::size_t systems = a.extent(0), n = a.extent(1);
+  for (std::size_t s = 0; s < systems; ++s)
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = 0; j < n; ++j) a(s, i, j) = static_cast<Scalar>(matrix_entry(kind, seed, n, s, i, j));
+      b(s, i) = static_cast<Scalar>(rhs_entry(seed, n, s, i));
+    }
+}
+
+template <class Space, class A, class B>
+void generate(const Space& space, MatrixKind kind, const A& a, const B& b, std::uint64_t seed) {
+  using Scalar = typename A::value_type;
+  const auto systems = static_cast<std::int64_t>(a.extent(0));
+  const std::uint64_t n = a.extent(1);
+  Kokkos::parallel_for(
+      "solver::generate", Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>>(space, {0, 0}, {systems, std::int64_t(n)}),
+      KOKKOS_LAMBDA(const std::int64_t s, const std::int64_t i) {
+        for (std::uint64_t j = 0; j < n; ++j)
+          a(s, i, j) = static_cast<Scalar>(matrix_entry(kind, seed, n, std::uint64_t(s), std::uint64_t(i), j));
+        b(s, i) = static_cast<Scalar>(rhs_entry(seed, n, std::uint64_t(s), std::uint64_t(i)));
+      });
+}
+
+// A pivot at most n * eps * max|A| counts as zero: the system is singular to working precision.
+template <class Scalar>
+Scalar tiny_pivot_factor(std::size_t n) {
+  return static_cast<Scalar>(n) * std::numeric_limits<Scalar>::epsilon();
+}
+
+// Solves a x = b in place (b becomes x) with partial pivoting; `a` and `b` are one system's
+// n x n and n slices. Returns 0, or the column + 1 of the first pivot not above `tiny`.
+template <class Matrix, class Vector, class Scalar>
+KOKKOS_INLINE_FUNCTION int lu_solve_one_thread(const Matrix& a, const Vector& b, int n, Scalar tiny) {
+  for (int k = 0; k < n; ++k) {
+    int p = k;
+    Scalar best = compat::math::fabs(a(k, k));
+    for (int i = k + 1; i < n; ++i) {
+      const Scalar v = compat::math::fabs(a(i, k));
+      if (v > best) best = v, p = i;
+    }
+    if (!(best > tiny)) return k + 1;
+    if (p != k) {
+      // Columns left of k hold multipliers nobody reads again: b is eliminated alongside.
+      for (int j = k; j < n; ++j) {
+        const Scalar t = a(k, j);
+        a(k, j) = a(p, j);
+        a(p, j) = t;
+      }
+      const Scalar t = b(k);
+      b(k) = b(p);
+      b(p) = t;
+    }
+    const Scalar inverse_pivot = Scalar(1) / a(k, k);
+    for (int i = k + 1; i < n; ++i) {
+      const Scalar l = a(i, k) * inverse_pivot;
+      for (int j = k + 1; j < n; ++j) a(i, j) -= l * a(k, j);
+      b(i) -= l * b(k);
+    }
+  }
+  for (int k = n - 1; k >= 0; --k) {
+    Scalar s = b(k);
+    for (int j = k + 1; j < n; ++j) s -= a(k, j) * b(j);
+    b(k) = s / a(k, k);
+  }
+  return 0;
+}
+
+// The same for one team: `m` is the augmented n x (n + 1) matrix [A | b] in team scratch; the
+// pivot search is a team MaxLoc reduction, rows are eliminated across the team. On return the
+// last column of m holds x (when the result is 0).
+template <class Member, class Matrix, class Scalar>
+KOKKOS_INLINE_FUNCTION int lu_solve_one_team(const Member& team, const Matrix& m, int n, Scalar tiny) {
+  using MaxLoc = Kokkos::MaxLoc<Scalar, int>;
+  for (int k = 0; k < n; ++k) {
+    typename MaxLoc::value_type pivot;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, k, n),
+        [&](const int i, typename MaxLoc::value_type& best) {
+          const Scalar v = compat::math::fabs(m(i, k));
+          if (v > best.val) {
+            best.val = v;
+            best.loc = i;
+          }
+        },
+        MaxLoc(pivot));
+    if (!(pivot.val > tiny)) return k + 1;  // the same value on every member: all leave together
+    const int p = pivot.loc;
+    if (p != k) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, k, n + 1), [&](const int j) {
+        const Scalar t = m(k, j);
+        m(k, j) = m(p, j);
+        m(p, j) = t;
+      });
+      team.team_barrier();
+    }
+    const Scalar inverse_pivot = Scalar(1) / m(k, k);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, k + 1, n), [&](const int i) {
+      const Scalar l = m(i, k) * inverse_pivot;
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, k + 1, n + 1), [&](const int j) { m(i, j) -= l * m(k, j); });
+    });
+    team.team_barrier();
+  }
+  // Column-oriented back substitution: x_k is final once the rows below have been applied.
+  for (int k = n - 1; k >= 0; --k) {
+    const Scalar xk = m(k, n) / m(k, k);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 0, k), [&](const int i) { m(i, n) -= m(i, k) * xk; });
+    team.team_barrier();
+    // Nothing reads m(k, n) again before the copy-out, after the barrier below.
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { m(k, n) = xk; });
+  }
+  team.team_barrier();
+  return 0;
+}
+
+// One system per thread, on its own slice of the work Views lu and rhs.
+template <class Space, class A, class B, class X, class Info, class LU, class Rhs>
+void batched_thread(const Space& space, const A& a, const B& b, const X& x, const Info& info, const LU& lu,
+                    const Rhs& rhs) {
+  using Scalar = typename A::value_type;
+  const int n = static_cast<int>(a.extent(1));
+  const Scalar tiny_factor = tiny_pivot_factor<Scalar>(a.extent(1));
+  Kokkos::parallel_for(
+      "solver::batched-thread", Kokkos::RangePolicy<Space>(space, 0, a.extent(0)), KOKKOS_LAMBDA(const std::size_t s) {
+        const auto m = Kokkos::subview(lu, s, Kokkos::ALL, Kokkos::ALL);
+        const auto r = Kokkos::subview(rhs, s, Kokkos::ALL);
+        Scalar scale = 0;
+        for (int i = 0; i < n; ++i) {
+          for (int j = 0; j < n; ++j) {
+            m(i, j) = a(s, i, j);
+            scale = compat::math::fabs(m(i, j)) > scale ? compat::math::fabs(m(i, j)) : scale;
+          }
+          r(i) = b(s, i);
+        }
+        const int result = lu_solve_one_thread(m, r, n, tiny_factor * scale);
+        info(s) = result;
+        for (int i = 0; i < n; ++i) x(s, i) = result == 0 ? r(i) : Scalar(0);
+      });
+}
+
+// One system per team, [A | b] in team scratch (team_scratch_refusal says when it cannot fit).
+template <class Space, class A, class B, class X, class Info>
+void batched_team(const Space& space, const A& a, const B& b, const X& x, const Info& info) {
+  using Scalar = typename A::value_type;
+  using Policy = Kokkos::TeamPolicy<Space>;
+  using Member = typename Policy::member_type;
+  using Scratch = ScratchMatrix<Scalar, Space>;
+  const int n = static_cast<int>(a.extent(1));
+  const Scalar tiny_factor = tiny_pivot_factor<Scalar>(a.extent(1));
+  const std::size_t bytes = team_scratch_bytes<Scalar, Space>(a.extent(1));
+  const int level = bytes <= team_scratch_limit<Space>(0) ? 0 : 1;
+  // Rows go across the team's threads, columns across vector lanes (GPUs only).
+  const int lanes = is_host_space<Space>() ? 1 : n <= 8 ? 8 : n <= 16 ? 16 : 32;
+  Policy policy(space, static_cast<int>(a.extent(0)), Kokkos::AUTO, lanes);
+  policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
+  Kokkos::parallel_for(
+      "solver::batched-team", policy, KOKKOS_LAMBDA(const Member& team) {
+        const int s = team.league_rank();
+        const Scratch m(team.team_scratch(level), n, n + 1);
+        Scalar scale = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, n),
+            [&](const int i, Scalar& team_max) {
+              Scalar row_max = 0;
+              Kokkos::parallel_reduce(
+                  Kokkos::ThreadVectorRange(team, n),
+                  [&](const int j, Scalar& lane_max) {
+                    m(i, j) = a(s, i, j);
+                    const Scalar v = compat::math::fabs(m(i, j));
+                    if (v > lane_max) lane_max = v;
+                  },
+                  Kokkos::Max<Scalar>(row_max));
+              Kokkos::single(Kokkos::PerThread(team), [&]() { m(i, n) = b(s, i); });
+              if (row_max > team_max) team_max = row_max;
+            },
+            Kokkos::Max<Scalar>(scale));
+        team.team_barrier();
+        const int result = lu_solve_one_team(team, m, n, tiny_factor * scale);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n),
+                             [&](const int i) { x(s, i) = result == 0 ? m(i, n) : Scalar(0); });
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { info(s) = result; });
+      });
+}
+
+// One system per thread through KokkosBatched's Gesv (available where
+// compat::kHasBatchedPivotingSolve). Gesv scales each column to a largest entry of 1 before
+// factoring, so its tiny pivot is n eps.
+template <class Space, class A, class B, class X, class Info, class LU>
+void batched_kokkos_kernels(const Space& space, const A& a, const B& b, const X& x, const Info& info, const LU& lu,
+                            const LU& work) {
+  using Scalar = typename A::value_type;
+  const int n = static_cast<int>(a.extent(1));
+  const Scalar tiny = tiny_pivot_factor<Scalar>(a.extent(1));
+  Kokkos::parallel_for(
+      "solver::batched-kokkos-kernels", Kokkos::RangePolicy<Space>(space, 0, a.extent(0)),
+      KOKKOS_LAMBDA(const std::size_t s) {
+        const auto m = Kokkos::subview(lu, s, Kokkos::ALL, Kokkos::ALL);
+        const auto w = Kokkos::subview(work, s, Kokkos::ALL, Kokkos::ALL);
+        const auto xs = Kokkos::subview(x, s, Kokkos::ALL);
+        const auto bs = Kokkos::subview(b, s, Kokkos::ALL);
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < n; ++j) m(i, j) = a(s, i, j);
+        const int failed = compat::batched_pivoting_solve(m, xs, bs, w);
+        // The factored, permuted matrix is w(:, 0:n): its first tiny diagonal entry names the column.
+        int result = 0;
+        for (int k = 0; k < n && result == 0; ++k)
+          if (!(compat::math::fabs(w(k, k)) > tiny)) result = k + 1;
+        if (failed != 0 && result == 0) result = 1;
+        info(s) = result;
+        if (result != 0)
+          for (int i = 0; i < n; ++i) xs(i) = Scalar(0);
+      });
+}
+
+}  // namespace miniapp::solver

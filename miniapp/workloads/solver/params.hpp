@@ -1,0 +1,173 @@
+#pragma once
+// N dense systems A x = b (seed 001, Example 1: np.linalg.solve / cupy.linalg.solve on random
+// (systems, n, n) matrices and (systems, n, 1) right-hand sides), by LU with partial pivoting.
+// What the deck, --list and the memory check know of the workload, and the one limit known
+// before anything runs: the team scratch batched-team keeps a system in.
+
+#include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/kokkos_kernels_compat.hpp"
+#include "miniapp/core/map_reader.hpp"
+#include "miniapp/core/measurement.hpp"
+#include "miniapp/core/spaces.hpp"
+#include "miniapp/core/workload.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace miniapp::solver {
+
+// Seed 001 draws A and b with np.random.rand; `diagonally-dominant` adds n to the diagonal
+// (no pivoting needed, well conditioned); `singular` repeats row 0 as the last row (rank n - 1).
+enum class MatrixKind { Random, DiagonallyDominant, Singular };
+enum class Variant { BatchedThread, BatchedTeam, BatchedKokkosKernels, DenseBlocked };
+
+inline const char* to_string(MatrixKind k) {
+  switch (k) {
+    case MatrixKind::Random: return "random";
+    case MatrixKind::DiagonallyDominant: return "diagonally-dominant";
+    case MatrixKind::Singular: return "singular";
+  }
+  return "?";
+}
+
+struct Params {
+  std::size_t systems = 1;
+  MatrixKind matrix = MatrixKind::Random;
+  int block_size = 64;  // dense-blocked: columns per panel
+};
+
+// Systems also factored by the host reference LU (to tell singular systems the kernel missed):
+// as many as fit in this many n^3 operations; none for one large system, whose serial host LU
+// would take longer than the solve.
+inline constexpr double kReferenceLuBudget = 1e9;
+
+inline std::size_t reference_lu_systems(std::size_t systems, std::size_t n) {
+  const double n3 = static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+  return std::min(systems, static_cast<std::size_t>(kReferenceLuBudget / n3));
+}
+
+// batched-team keeps [A | b] of one system in team scratch: level 0 (on-chip on GPUs) while it
+// fits, else level 1; beyond the level-1 limit the variant refuses the size.
+template <class Scalar, class Space>
+using ScratchMatrix = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::scratch_memory_space,
+                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+template <class Scalar, class Space>
+std::size_t team_scratch_bytes(std::size_t n) {
+  return ScratchMatrix<Scalar, Space>::shmem_size(n, n + 1);
+}
+
+template <class Space>
+std::size_t team_scratch_limit(int level) {
+  return static_cast<std::size_t>(Kokkos::TeamPolicy<Space>::scratch_size_max(level));
+}
+
+template <class Scalar, class Space>
+std::size_t largest_team_system(int level) {
+  std::size_t n = static_cast<std::size_t>(std::sqrt(static_cast<double>(team_scratch_limit<Space>(level)) / sizeof(Scalar)));
+  while (n > 0 && team_scratch_bytes<Scalar, Space>(n) > team_scratch_limit<Space>(level)) --n;
+  return n;
+}
+
+template <class Space>
+std::string team_scratch_summary() {
+  std::ostringstream s;
+  s << space_name<Space>() << ": level 0 " << team_scratch_limit<Space>(0) / 1024 << " KiB (n <= "
+    << largest_team_system<double, Space>(0) << "), level 1 " << team_scratch_limit<Space>(1) / (1024 * 1024)
+    << " MiB (n <= " << largest_team_system<double, Space>(1) << ")";
+  return s.str();
+}
+
+// Why batched-team cannot solve systems of order n on this space, if it cannot.
+template <class Scalar, class Space>
+std::optional<std::string> team_scratch_refusal(std::size_t n) {
+  if (team_scratch_bytes<Scalar, Space>(n) <= team_scratch_limit<Space>(1)) return std::nullopt;
+  std::ostringstream s;
+  s << "solver: batched-team keeps one " << n << " x " << n << " system and its right-hand side in team scratch, "
+    << team_scratch_bytes<Scalar, Space>(n) << " bytes, but " << space_name<Space>() << " gives a team at most "
+    << team_scratch_limit<Space>(1) << " bytes (n <= " << largest_team_system<Scalar, Space>(1) << " in "
+    << (sizeof(Scalar) == 4 ? "float32" : "float64") << "); use batched-thread or dense-blocked for larger systems";
+  return s.str();
+}
+
+struct Description {
+  static constexpr const char* name = "solver";
+  static constexpr const char* summary = "N dense systems A x = b by LU with partial pivoting (seed 001, Example 1)";
+  static constexpr const char* size_meaning = "order n of each system (A is n x n; key `systems` sets how many)";
+  using Params = solver::Params;
+
+  static VariantTable<Variant> variant_table() {
+    std::string limits;
+    for_each_space([&](auto tag) {
+      limits += (limits.empty() ? "" : "; ") + team_scratch_summary<typename decltype(tag)::type>();
+    });
+    return {
+        {Variant::BatchedThread, "batched-thread",
+         "one thread per system, LU with partial pivoting on its own slice of a work View"},
+        {Variant::BatchedTeam, "batched-team",
+         "one team per system, [A | b] in team scratch, pivot search as a team MaxLoc reduction; scratch per team "
+         "(float64): " + limits},
+        {Variant::BatchedKokkosKernels, "batched-kokkos-kernels",
+         "one thread per system, KokkosBatched::SerialGesv (static pivoting)",
+         compat::kHasBatchedPivotingSolve ? "" : compat::kBatchedPivotingSolveRequirement},
+        {Variant::DenseBlocked, "dense-blocked",
+         "right-looking blocked LU with partial pivoting, trailing update by KokkosBlas::gemm, then the two "
+         "triangular solves; systems solved one after another"},
+    };
+  }
+  static Variant variant(const std::string& name) { return variant_id(variant_table(), name, "solver"); }
+  static std::vector<VariantInfo> variants() { return variant_infos(variant_table()); }
+
+  // A, b, x and info; each variant's work space; on the host, verification's double copy of one
+  // system for the reference LU.
+  static Footprint footprint(const Params& p, const MeasurementSpec& spec) {
+    const std::size_t n = spec.size, s = scalar_bytes(spec.precision);
+    const std::size_t inputs_outputs = p.systems * ((n * n + 2 * n) * s + sizeof(int));
+    const VariantTable<Variant> table = variant_table();
+    std::size_t work = 0;
+    if (is_variant(table, spec.variant, Variant::BatchedThread)) work = p.systems * (n * n + n) * s;
+    if (is_variant(table, spec.variant, Variant::BatchedKokkosKernels)) work = p.systems * (2 * n * n + 4 * n) * s;
+    if (is_variant(table, spec.variant, Variant::DenseBlocked))
+      work = (n * n + n + 16 * n + 1) * s + n * sizeof(int);  // one system at a time: LU, rhs, leaf, pivots
+    const std::size_t reference = reference_lu_systems(p.systems, n) > 0 ? (n * n + n) * sizeof(double) : 0;
+    return {inputs_outputs + work, reference};
+  }
+
+  // batched-team's scratch limit, known before anything is allocated.
+  static std::optional<std::string> refuse(const Params&, const MeasurementSpec& spec) {
+    if (!is_variant(variant_table(), spec.variant, Variant::BatchedTeam)) return std::nullopt;
+    std::optional<std::string> why;
+    for_each_space([&](auto tag) {
+      using Space = typename decltype(tag)::type;
+      if (space_name<Space>() != spec.space) return;
+      why = spec.precision == Precision::Float32 ? team_scratch_refusal<float, Space>(spec.size)
+                                                 : team_scratch_refusal<double, Space>(spec.size);
+    });
+    return why;
+  }
+
+  static std::vector<std::pair<std::string, std::string>> describe(const Params& p) {
+    return {{"systems", std::to_string(p.systems)},
+            {"matrix", to_string(p.matrix)},
+            {"block_size", std::to_string(p.block_size)}};
+  }
+
+  static Params parse(MapReader& r) {
+    Params p;
+    if (auto s = r.integer("systems", 1, 1000000000)) p.systems = static_cast<std::size_t>(*s);
+    if (auto m = r.choice("matrix", {"random", "diagonally-dominant", "singular"}))
+      p.matrix = *m == "random" ? MatrixKind::Random
+                 : *m == "singular" ? MatrixKind::Singular
+                                    : MatrixKind::DiagonallyDominant;
+    if (auto b = r.integer("block_size", 1, 4096)) p.block_size = static_cast<int>(*b);
+    return p;
+  }
+};
+
+}  // namespace miniapp::solver

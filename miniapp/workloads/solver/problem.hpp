@@ -1,0 +1,143 @@
+#pragma once
+// The solver's problems. Every variant solves the same systems (Systems: A, b, x, info, their
+// generation, work and verification); the batched variants solve them all at once on work Views
+// of the whole batch, dense-blocked one after another on one system's work space.
+
+#include "miniapp/core/field.hpp"
+#include "miniapp/core/kernel_choice.hpp"
+#include "miniapp/core/measurement.hpp"
+#include "miniapp/workloads/solver/blocked_lu.hpp"
+#include "miniapp/workloads/solver/kernels.hpp"
+#include "miniapp/workloads/solver/params.hpp"
+#include "miniapp/workloads/solver/reference.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace miniapp::solver {
+
+template <class Scalar, class Space>
+class Systems {
+ public:
+  Systems(const Params& p, std::size_t n)
+      : matrix_(p.matrix), a_("A", p.systems, n, n), b_("b", p.systems, n), x_("x", p.systems, n), info_("info", p.systems) {}
+
+  std::vector<Transferable*> inputs() { return {&a_, &b_}; }
+  std::vector<Transferable*> outputs() { return {&x_, &info_}; }
+
+  void generate_inputs(std::uint64_t seed) { generate_on_host(matrix_, a_.host, b_.host, seed); }
+  void generate_inputs_on_device(const Space& space, std::uint64_t seed) {
+    generate(space, matrix_, a_.device, b_.device, seed);
+  }
+
+  WorkEstimate work() const {
+    const double n = static_cast<double>(a_.device.extent(1)), systems = static_cast<double>(a_.device.extent(0));
+    return {systems * (2.0 / 3.0 * n * n * n + 2.0 * n * n), static_cast<double>(a_.bytes() + b_.bytes()),
+            static_cast<double>(x_.bytes())};
+  }
+
+  Verification verify(std::optional<double> tolerance) const {
+    return verify_systems<Scalar>(a_.host, b_.host, x_.host, info_.host, tolerance);
+  }
+
+  // Direct access for tests.
+  Field<Scalar***, Space>& matrices() { return a_; }
+  Field<Scalar**, Space>& rhs() { return b_; }
+  Field<Scalar**, Space>& solutions() { return x_; }
+  Field<int*, Space>& info() { return info_; }
+
+ protected:
+  MatrixKind matrix_;
+  Field<Scalar***, Space> a_;
+  Field<Scalar**, Space> b_;
+  Field<Scalar**, Space> x_;
+  Field<int*, Space> info_;  // per system: 0, or the column + 1 of the first zero pivot (LAPACK's info)
+};
+
+template <class Scalar, class Space>
+class Batched : public Systems<Scalar, Space> {
+ public:
+  // One system per thread: on GPUs the system index runs fastest, so neighbouring threads touch
+  // neighbouring addresses; on CPUs each thread's system is contiguous.
+  using BatchLayout = std::conditional_t<is_host_space<Space>(), Kokkos::LayoutRight, Kokkos::LayoutLeft>;
+  using Device = Kokkos::Device<Space, typename Space::memory_space>;
+
+  static bool runs(const std::string& variant) { return Description::variant(variant) != Variant::DenseBlocked; }
+
+  Batched(const Params& p, const std::string& variant, std::size_t n)
+      : Systems<Scalar, Space>(p, n), variant_(Description::variant(variant)) {
+    const bool thread = variant_ == Variant::BatchedThread, gesv = variant_ == Variant::BatchedKokkosKernels;
+    if (gesv && !compat::kHasBatchedPivotingSolve)
+      throw std::invalid_argument(std::string("solver: batched-kokkos-kernels ") + compat::kBatchedPivotingSolveRequirement);
+    if (variant_ == Variant::BatchedTeam)
+      if (const auto why = team_scratch_refusal<Scalar, Space>(n)) throw std::invalid_argument(*why);
+    lu_ = Kokkos::View<Scalar***, BatchLayout, Device>("solver::lu", thread || gesv ? p.systems : 0, n, n);
+    rhs_ = Kokkos::View<Scalar**, BatchLayout, Device>("solver::rhs", thread ? p.systems : 0, n);
+    gesv_work_ = Kokkos::View<Scalar***, BatchLayout, Device>("solver::gesv-work", gesv ? p.systems : 0, n, n + 4);
+  }
+
+  void compute(const Space& space) {
+    const auto& a = this->a_.device;
+    const auto& b = this->b_.device;
+    const auto& x = this->x_.device;
+    const auto& info = this->info_.device;
+    switch (variant_) {
+      case Variant::BatchedTeam: return batched_team(space, a, b, x, info);
+      case Variant::BatchedKokkosKernels: return batched_kokkos_kernels(space, a, b, x, info, lu_, gesv_work_);
+      default: return batched_thread(space, a, b, x, info, lu_, rhs_);
+    }
+  }
+
+ private:
+  Variant variant_;
+  Kokkos::View<Scalar***, BatchLayout, Device> lu_;
+  Kokkos::View<Scalar**, BatchLayout, Device> rhs_;
+  Kokkos::View<Scalar***, BatchLayout, Device> gesv_work_;
+};
+
+template <class Scalar, class Space>
+class DenseBlocked : public Systems<Scalar, Space> {
+ public:
+  static bool runs(const std::string& variant) { return Description::variant(variant) == Variant::DenseBlocked; }
+
+  DenseBlocked(const Params& p, const std::string&, std::size_t n)
+      : Systems<Scalar, Space>(p, n), block_size_(p.block_size), work_(n) {
+    work_.info = this->info_.device;
+  }
+
+  // One system after another on the same work space; a signal is noticed between panels.
+  void compute(const Space& space) {
+    std::int64_t step = 0;
+    for (std::size_t s = 0; s < this->a_.device.extent(0); ++s) {
+      work_.system = static_cast<int>(s);
+      blocked::solve_system(space, work_, this->a_.device, this->b_.device, this->x_.device, block_size_, step);
+    }
+  }
+
+ private:
+  int block_size_;
+  blocked::Work<Scalar, Space> work_;
+};
+
+// The variant's class; every one also gives the systems to tests.
+template <class Scalar, class Space>
+class Kernel : public KernelChoice<Space, Batched<Scalar, Space>, DenseBlocked<Scalar, Space>> {
+  using Choice = KernelChoice<Space, Batched<Scalar, Space>, DenseBlocked<Scalar, Space>>;
+
+ public:
+  using Choice::Choice;
+
+  Field<Scalar***, Space>& matrices() { return systems().matrices(); }
+  Field<Scalar**, Space>& rhs() { return systems().rhs(); }
+  Field<Scalar**, Space>& solutions() { return systems().solutions(); }
+  Field<int*, Space>& info() { return systems().info(); }
+
+ private:
+  Systems<Scalar, Space>& systems() { return this->template as<Systems<Scalar, Space>>(); }
+};
+
+}  // namespace miniapp::solver
