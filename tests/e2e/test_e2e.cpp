@@ -305,6 +305,24 @@ TEST(EndToEnd, AWriteErrorMidRunExitsThreeAndKeepsThePreviousResults) {
   EXPECT_FALSE(fs::exists(out / "results.json.tmp"));
 }
 
+TEST(EndToEnd, ASpaceLimitIsRefusedBeforeAnythingRuns) {
+  // Host team scratch stops at 20 MiB: a 2000 x 2000 float64 system needs 32 MB of it. The 8 x 8
+  // case fits, but the plan must run whole or not at all.
+  const std::string deck_text =
+      "cases:\n  - workload: solver\n    variants: [batched-team]\n    sizes: [8, 2000]\n"
+      "    systems: 1\n    precision: float64\n    spaces: [serial]\n    policies: [host]\n";
+  const DeckRun r = run_deck("scratch-limit", deck_text);
+  EXPECT_EQ(r.result.exit_code, 2) << r.result.output;
+  EXPECT_NE(r.result.output.find("size 2000 on serial / host: solver: batched-team"), std::string::npos)
+      << r.result.output;
+  EXPECT_NE(r.result.output.find("team scratch"), std::string::npos) << r.result.output;
+  EXPECT_NE(r.result.output.find("nothing was run"), std::string::npos) << r.result.output;
+  EXPECT_FALSE(fs::exists(r.out / "results.json")) << "a refused plan writes no results";
+  const Result dry = run("--dry-run " + r.deck.string());
+  EXPECT_EQ(dry.exit_code, 2) << dry.output;
+  EXPECT_NE(dry.output.find("team scratch"), std::string::npos) << dry.output;
+}
+
 // Every deck of tests/decks/bad states in its second line where the error is:
 //   # expect: line 6 key cases[0].repetitons
 TEST(EndToEnd, EveryBadDeckExitsWithTwoNamingItsLineAndKey) {
