@@ -189,16 +189,20 @@ generator_args=(-G "$KOKKOS_GENERATOR")
 configure_args=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$project_cxx"
   -DKokkos_ROOT="$KOKKOS_PREFIX" -DKokkosKernels_ROOT="$KOKKOS_PREFIX" -DCMAKE_PREFIX_PATH="$PREFIX"
   -DMINIAPP_HOST_BLAS_LIBRARY="$OPENBLAS_DIR/libopenblas.so" -DMINIAPP_NATIVE_ARCH=ON
-  -DCMAKE_EXE_LINKER_FLAGS="$link_flags" -DMINIAPP_GIT_COMMIT="${commit:-unknown}")
+  -DCMAKE_EXE_LINKER_FLAGS="$link_flags")
 configured="$PROJECT_BUILD/.offline-configure-args"
 if [ ! -f "$PROJECT_BUILD/CMakeCache.txt" ] || [ "$(cat "$configured" 2>/dev/null)" != "${configure_args[*]}" ]; then
   log "configuring the project ($ROOT) in $PROJECT_BUILD"
   rm -rf "$PROJECT_BUILD"
   mkdir -p "$PROJECT_BUILD"
   cmake -S "$ROOT" -B "$PROJECT_BUILD" "${generator_args[@]}" "${configure_args[@]}" \
-    >"$BUILD/project-configure.log" 2>&1 \
+    -DMINIAPP_GIT_COMMIT="${commit:-unknown}" >"$BUILD/project-configure.log" 2>&1 \
     || { rm -f "$PROJECT_BUILD/CMakeCache.txt"; die_log "$BUILD/project-configure.log" "configuring the project failed"; }
   printf '%s' "${configure_args[*]}" >"$configured"
+elif ! grep -qxF "MINIAPP_GIT_COMMIT:UNINITIALIZED=${commit:-unknown}" "$PROJECT_BUILD/CMakeCache.txt"; then
+  # Another commit: the results' provenance must name it (its objects are rebuilt, Kokkos is not).
+  cmake "$PROJECT_BUILD" -DMINIAPP_GIT_COMMIT="${commit:-unknown}" >"$BUILD/project-configure.log" 2>&1 \
+    || die_log "$BUILD/project-configure.log" "reconfiguring the project for commit ${commit:-unknown} failed"
 fi
 
 # Every dependency CMake found must lie in the bundle (or the Kokkos built from it).
@@ -245,4 +249,4 @@ done
   echo "JOBS=$JOBS"
   echo "BUILD_SECONDS=$((SECONDS - START_SECONDS))"
 } >"$BUILD/offline-build.env"
-log "done: $PROJECT_BUILD/bin/miniapp ($DESCRIPTION); settings in $BUILD/offline-build.env"
+log "done: ${TARGETS:-all targets} in $PROJECT_BUILD ($DESCRIPTION); settings in $BUILD/offline-build.env"

@@ -380,7 +380,8 @@ def section_verification(run):
 def summarize(directory):
     run = Run(directory)
     e = run.env
-    title = f"# {e.get('device_name', 'unknown device')}: GPU run of {e.get('started', '?')[:10]}"
+    what = "GPU run" if e.get("backend", "cuda") == "cuda" else "host rehearsal of the GPU run"
+    title = f"# {e.get('device_name', 'unknown device')}: {what}, {e.get('started', '?')[:10]}"
     intro = (f"Written by scripts/gpu_summary.py from `{os.path.basename(os.path.normpath(directory))}/` "
              "(raw results: results.json per deck, benchmark JSON, JUnit XML, logs).")
     parts = [title, intro, section_machine(run), section_steps(run), section_unit_tests(run),

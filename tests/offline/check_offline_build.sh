@@ -15,7 +15,8 @@
 #         the parts that prove the CUDA link and code generation: the e2e test binary (GoogleTest +
 #         yaml-cpp from the bundle through nvcc_wrapper's link line) and the solver workload's
 #         object (Kokkos kernels for Serial, OpenMP and CUDA), whose fat binary must hold sm_90
-#         machine code. The whole project's CUDA compile is device.cuda-compile's job (same patched
+#         machine code and nothing for other architectures (read by fatbin_archs.py: this
+#         machine's toolkit has no cuobjdump). The whole project's CUDA compile is device.cuda-compile's job (same patched
 #         Kokkos sources, sm_80); nothing can run here without a GPU.
 #
 # Prints "skipped: <why>" (ctest: skipped) only where the rehearsal is impossible: not root, no
@@ -50,7 +51,6 @@ if [ "$BACKEND" = cuda ]; then
   NVCC=$(command -v nvcc 2>/dev/null || true)
   [ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
   [ -n "$NVCC" ] || skip "nvcc not found (neither on PATH nor in /usr/local/cuda/bin)"
-  command -v cuobjdump >/dev/null || [ -x "$(dirname "$NVCC")/cuobjdump" ] || fail "nvcc without cuobjdump in $(dirname "$NVCC")"
 fi
 mkdir -p "$WORK"
 
@@ -116,10 +116,10 @@ else
   grep -q '^#define KOKKOS_ARCH_HOPPER90' "$WORK/build-cuda/kokkos-cuda-sm_90/include/KokkosCore_config.h" \
     || fail "the CUDA Kokkos was not configured for HOPPER90"
   obj="$WORK/build-cuda/project/CMakeFiles/miniapp_objects.dir/miniapp/workloads/solver/solver.cpp.o"
-  elves=$(cuobjdump --list-elf "$obj" 2>&1) || fail "cuobjdump --list-elf $obj failed: $elves"
-  echo "$elves" | grep -q 'sm_90' || fail "$obj holds no sm_90 machine code: $elves"
-  echo "$elves" | grep -vq 'sm_90' && fail "$obj holds machine code for other architectures: $elves"
-  echo "solver.cpp.o device code: $(echo "$elves" | grep -c sm_90) sm_90 ELF images"
+  archs=$(python3 "$FATBIN_ARCHS" "$obj") || fail "cannot read the fat binary of $obj"
+  echo "solver.cpp.o device code: $archs"
+  [[ " $archs " == *" elf:90 "* ]] || fail "$obj holds no sm_90 machine code ($archs)"
+  for a in $archs; do case "$a" in elf:90|ptx:90) ;; *) fail "$obj holds device code for another architecture: $a" ;; esac; done
   "$WORK/build-cuda/project/tests/miniapp_e2e_tests" --gtest_list_tests >/dev/null \
     || fail "the CUDA build's e2e test binary does not start (its libraries?)"
 fi
@@ -128,6 +128,7 @@ INNER
 )
 step "build-offline.sh --backend $BACKEND inside unshare --net --mount"
 HIDE=$HIDE BUNDLE=$BUNDLE WORK=$WORK JOBS=$JOBS BACKEND=$BACKEND NVCC=$NVCC MULTIARCH=$multiarch \
+  FATBIN_ARCHS="$SRC/tests/offline/fatbin_archs.py" \
   unshare --net --mount --propagation private bash -c "$inner" 2>&1 | relay
 rc=${PIPESTATUS[0]}
 [ "$rc" -eq 0 ] || fail "the offline $BACKEND build failed inside the namespace (exit $rc; output above)"
