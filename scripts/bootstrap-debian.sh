@@ -3,6 +3,7 @@
 # trilinos source package of this Debian release into a cache prefix outside the source tree.
 #
 #   scripts/bootstrap-debian.sh [--backend host|cuda|hip] [--print-prefix] [--packages-only]
+#                               [--print-sources]
 #   scripts/bootstrap-debian.sh --fuzz-packages
 #
 #   --backend host  (default) Serial + OpenMP with g++
@@ -21,6 +22,9 @@
 # or failed build is rebuilt from scratch rather than mistaken for a good one. A cuda/hip prefix
 # is also rebuilt when its stamp no longer matches (another toolkit or patch).
 # The compiler for the project: <prefix>/bin/nvcc_wrapper (cuda), hipcc (hip).
+# --print-sources builds nothing: it prints the directory holding the kokkos/ and kokkos-kernels/
+# sources the backend is built from (with --backend cuda the patched copy; no nvcc needed), which
+# scripts/bundle.sh packs for machines without network.
 #
 # Environment:
 #   MINIAPP_CACHE   cache root (default: ${XDG_CACHE_HOME:-$HOME/.cache}/kokkos-miniapp)
@@ -44,6 +48,7 @@ START_SECONDS=$SECONDS
 PRINT_PREFIX=0
 PACKAGES_ONLY=0
 FUZZ_PACKAGES_ONLY=0
+PRINT_SOURCES=0
 BACKEND=host
 
 while [ $# -gt 0 ]; do
@@ -51,6 +56,7 @@ while [ $# -gt 0 ]; do
     --print-prefix) PRINT_PREFIX=1 ;;
     --packages-only) PACKAGES_ONLY=1 ;;
     --fuzz-packages) FUZZ_PACKAGES_ONLY=1 ;;
+    --print-sources) PRINT_SOURCES=1 ;;
     --backend) [ $# -ge 2 ] || { echo "bootstrap: --backend needs host, cuda or hip" >&2; exit 2; }
                BACKEND=$2; shift ;;
     --backend=*) BACKEND=${1#--backend=} ;;
@@ -161,40 +167,11 @@ cmake_version_of() {  # file, variable prefix -> MAJOR.MINOR.PATCH
   echo "$ma.$mi.$pa"
 }
 
-# Per backend: KOKKOS_SRC (sources to build Kokkos from), KOKKOS_CXX / KK_CXX (compilers, empty:
-# CMake's default), KOKKOS_EXTRA / KK_EXTRA (cmake options), DESCRIPTION / KK_DESCRIPTION.
-build_kokkos() {
-  local prefix=$1 build=$2
-  local -a kokkos_cxx=() kk_cxx=()
-  [ -n "$KOKKOS_CXX" ] && kokkos_cxx=(-DCMAKE_CXX_COMPILER="$KOKKOS_CXX")
-  [ -n "$KK_CXX" ] && kk_cxx=(-DCMAKE_CXX_COMPILER="$KK_CXX")
-  log "building Kokkos $KOKKOS_VERSION ($DESCRIPTION) -> $prefix"
-  cmake -S "$KOKKOS_SRC/kokkos" -B "$build/kokkos" -G Ninja "${kokkos_cxx[@]}" \
-    -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_STANDARD=17 \
-    -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_TESTS=OFF \
-    "${KOKKOS_EXTRA[@]}" \
-    >"$build/kokkos-configure.log" 2>&1 || die_log "$build/kokkos-configure.log" "configuring Kokkos failed; see $build/kokkos-configure.log"
-  ninja -C "$build/kokkos" -j "$JOBS" install >"$build/kokkos-build.log" 2>&1 \
-    || die_log "$build/kokkos-build.log" "building Kokkos failed; see $build/kokkos-build.log"
-
-  # ETI off: templates are instantiated in the mini-app, which keeps this step to seconds.
-  log "building Kokkos Kernels $KK_VERSION (ETI off, $KK_DESCRIPTION) -> $prefix"
-  local -a eti_off=()
-  for opt in INST_DOUBLE INST_FLOAT INST_OFFSET_INT INST_OFFSET_SIZE_T INST_ORDINAL_INT \
-             INST_LAYOUTLEFT INST_LAYOUTRIGHT INST_COMPLEX_DOUBLE INST_COMPLEX_FLOAT; do
-    eti_off+=("-DKokkosKernels_${opt}=OFF")
-  done
-  cmake -S "$KOKKOS_SRC/kokkos-kernels" -B "$build/kokkos-kernels" -G Ninja "${kk_cxx[@]}" \
-    -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DKokkos_ROOT="$prefix" \
-    "${eti_off[@]}" -DKokkosKernels_ENABLE_TESTS=OFF \
-    -DKokkosKernels_ENABLE_TPL_BLAS=ON -DKokkosKernels_ENABLE_TPL_LAPACK=ON \
-    -DBLAS_LIBRARIES=openblas -DBLAS_LIBRARY_DIRS="$OPENBLAS_DIR" \
-    -DLAPACK_LIBRARIES=openblas -DLAPACK_LIBRARY_DIRS="$OPENBLAS_DIR" \
-    "-DF77_BLAS_MANGLE=(name,NAME) name ## _" "${KK_EXTRA[@]}" \
-    >"$build/kk-configure.log" 2>&1 || die_log "$build/kk-configure.log" "configuring Kokkos Kernels failed; see $build/kk-configure.log"
-  ninja -C "$build/kokkos-kernels" -j "$JOBS" install >"$build/kk-build.log" 2>&1 \
-    || die_log "$build/kk-build.log" "building Kokkos Kernels failed; see $build/kk-build.log"
-}
+# build_kokkos, kokkos_cuda_options: shared with scripts/build-offline.sh. Per backend,
+# configure_backend sets what they read: KOKKOS_SRC, KOKKOS_CXX / KK_CXX, KOKKOS_EXTRA / KK_EXTRA,
+# DESCRIPTION / KK_DESCRIPTION.
+# shellcheck source=lib/kokkos-build.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/kokkos-build.sh"
 
 # nvcc on PATH, else the toolkit's default location. Sets NVCC and puts its directory first on
 # PATH (nvcc_wrapper runs plain `nvcc`).
@@ -242,16 +219,13 @@ configure_backend() {
     cuda)
       find_nvcc
       local nvcc_version; nvcc_version=$("$NVCC" --version | sed -nE 's/.*release ([0-9]+\.[0-9]+).*/\1/p')
+      ensure_packages patch
       prepare_cuda_sources
       DESCRIPTION="Serial + OpenMP + CUDA $nvcc_version, sm_80, nvcc_wrapper"
       KOKKOS_CXX="$KOKKOS_SRC/kokkos/bin/nvcc_wrapper"
-      KOKKOS_EXTRA=(-DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON)
+      kokkos_cuda_options AMPERE80
       KK_CXX=INSTALLED_NVCC_WRAPPER  # <prefix>/bin/nvcc_wrapper, set in main
-      # cuSPARSE off: Kokkos Kernels 3.4's cuSPARSE calls use enums CUDA 12 removed (dense
-      # workloads only here); cuBLAS works as shipped.
-      KK_EXTRA=(-DKokkosKernels_ENABLE_TPL_CUBLAS=ON -DKokkosKernels_ENABLE_TPL_CUSPARSE=OFF)
       KK_DESCRIPTION="cuBLAS + BLAS/LAPACK from OpenBLAS-OpenMP, no cuSPARSE"
-      ensure_packages patch
       STAMP_EXTRA="nvcc=$nvcc_version"$'\n'"patch=$PATCH_ID"
       ;;
     hip)
@@ -311,6 +285,12 @@ main() {
 
   KOKKOS_VERSION=$(cmake_version_of "$SRC_DIR/kokkos/CMakeLists.txt" Kokkos)
   KK_VERSION=$(cmake_version_of "$SRC_DIR/kokkos-kernels/CMakeLists.txt" KokkosKernels)
+  if [ "$PRINT_SOURCES" -eq 1 ]; then
+    KOKKOS_SRC=$SRC_DIR
+    if [ "$BACKEND" = cuda ]; then ensure_packages patch; prepare_cuda_sources; fi
+    echo "$KOKKOS_SRC"
+    return 0
+  fi
   configure_backend
   local compiler=$COMPILER_KEY
   local key="kokkos-${KOKKOS_VERSION}_kk-${KK_VERSION}_${BACKENDS}_${compiler}"

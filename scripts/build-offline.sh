@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# Builds Kokkos + Kokkos Kernels and then this project from a bundle of scripts/bundle.sh, with
+# no network and no package manager: needs only a C++ compiler, CMake, ninja (or make), Python 3
+# and, for CUDA, the CUDA toolkit (nvcc on PATH or in /usr/local/cuda/bin).
+#
+#   scripts/build-offline.sh BUNDLE [--backend cuda|host] [--arch sm_XX] [--build-dir DIR]
+#                            [--jobs N] [--targets T1,T2,...]
+#
+#   BUNDLE       the bundle directory, or its .tar.xz (unpacked into the build directory)
+#   --backend    cuda: Serial + OpenMP + CUDA (nvcc_wrapper, cuBLAS); host: Serial + OpenMP.
+#                Default: cuda when nvidia-smi sees a GPU, else host.
+#   --arch       CUDA architecture, e.g. sm_90 (H100/H200), sm_80 (A100). Default: the first GPU's
+#                compute capability (nvidia-smi --query-gpu=compute_cap). Kokkos is configured
+#                with the matching Kokkos_ARCH_* option, so nvcc emits machine code for exactly
+#                that architecture; sm_90 is Kokkos_ARCH_HOPPER90, which the bundle's patch adds
+#                to Kokkos 3.4.01. (An sm_80 build does not run on Hopper: Kokkos 3.4.01 aborts at
+#                initialisation when its kernels' compute capability major differs from the
+#                device's, which rules out PTX JIT from sm_80.)
+#   --build-dir  default: build-offline-<backend> in this project's directory
+#   --jobs       default: every core this process may use (nproc)
+#   --targets    build only these targets (default: all)
+#
+# The project built is the one this script belongs to. Dependencies come from the bundle alone:
+# CMake finds yaml-cpp, GoogleTest, Google Benchmark through CMAKE_PREFIX_PATH=BUNDLE/prefix/usr,
+# OpenBLAS by its path there, and the binaries find the bundle's shared libraries through their
+# run path (DT_RPATH, which also covers OpenBLAS' own Fortran runtime): no LD_LIBRARY_PATH. After
+# configuring and building, the script checks that every one of them was found in the bundle.
+# It writes BUILD/offline-build.env (what scripts/gpu-run.sh reads). A second run reuses the
+# Kokkos it built when nothing it depends on changed, and rebuilds the project incrementally.
+#
+# Exit codes: 0 built; 1 a step failed (its log's end is shown); 2 bad arguments.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+START_SECONDS=$SECONDS
+log() { printf '[build-offline %3ds] %s\n' "$((SECONDS - START_SECONDS))" "$*" >&2; }
+die() { printf '[build-offline] ERROR: %s\n' "$*" >&2; exit 1; }
+die_log() {  # log file, message
+  printf '[build-offline] ---- last 60 lines of %s ----\n' "$1" >&2
+  tail -n 60 "$1" >&2 || true
+  die "$2"
+}
+usage_error() { echo "build-offline: $*" >&2; exit 2; }
+
+BUNDLE=""; BACKEND=""; ARCH=""; BUILD=""; JOBS=$(nproc); TARGETS=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --backend|--arch|--build-dir|--jobs|--targets)
+      [ $# -ge 2 ] || usage_error "$1 needs a value"
+      case "$1" in
+        --backend) BACKEND=$2 ;; --arch) ARCH=$2 ;; --build-dir) BUILD=$2 ;;
+        --jobs) JOBS=$2 ;; --targets) TARGETS=$2 ;;
+      esac
+      shift ;;
+    -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
+    -*) usage_error "unknown option '$1' (try --help)" ;;
+    *) [ -z "$BUNDLE" ] || usage_error "more than one bundle given"; BUNDLE=$1 ;;
+  esac
+  shift
+done
+[ -n "$BUNDLE" ] || usage_error "no bundle given (usage: build-offline.sh BUNDLE [options]; try --help)"
+[ -e "$BUNDLE" ] || usage_error "no bundle '$BUNDLE'"
+[[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs needs a positive number, not '$JOBS'"
+
+for tool in cmake python3; do command -v "$tool" >/dev/null || die "$tool is not installed"; done
+if command -v ninja >/dev/null; then KOKKOS_GENERATOR=Ninja
+elif command -v make >/dev/null; then KOKKOS_GENERATOR="Unix Makefiles"
+else die "neither ninja nor make is installed"
+fi
+HOST_CXX=${CXX:-$(command -v g++ || command -v c++ || true)}
+[ -n "$HOST_CXX" ] || die "no C++ compiler (g++ or c++ on PATH, or CXX)"
+
+find_nvcc() {
+  NVCC=$(command -v nvcc 2>/dev/null || true)
+  [ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
+  [ -n "$NVCC" ]
+}
+
+if [ -z "$BACKEND" ]; then
+  if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then BACKEND=cuda; else BACKEND=host; fi
+  log "backend: $BACKEND (chosen by whether nvidia-smi sees a GPU; --backend to choose)"
+fi
+case "$BACKEND" in
+  host) [ -z "$ARCH" ] || usage_error "--arch is for --backend cuda" ;;
+  cuda)
+    find_nvcc || die "nvcc not found (neither on PATH nor in /usr/local/cuda/bin): install the CUDA toolkit or use --backend host"
+    if [ -z "$ARCH" ]; then
+      cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' ' || true)
+      [[ "$cap" =~ ^[0-9]+\.[0-9]+$ ]] || die "cannot read the GPU's compute capability from nvidia-smi: pass --arch sm_XX"
+      ARCH="sm_${cap/./}"
+      log "GPU compute capability $cap: $ARCH"
+    fi
+    ;;
+  *) usage_error "unknown backend '$BACKEND' (cuda or host)" ;;
+esac
+BUILD=${BUILD:-$ROOT/build-offline-$BACKEND}
+mkdir -p "$BUILD"
+BUILD=$(cd "$BUILD" && pwd)
+
+# 1. The bundle: a directory, or a tarball unpacked once per tarball content into BUILD/bundle.
+if [ -f "$BUNDLE" ]; then
+  tarball=$(cd "$(dirname "$BUNDLE")" && pwd)/$(basename "$BUNDLE")
+  sum=$(sha256sum "$tarball" | cut -c1-16)
+  if [ ! -f "$BUILD/bundle/.unpacked-$sum" ]; then
+    log "unpacking $tarball"
+    rm -rf "$BUILD/bundle" "$BUILD/bundle.tmp"
+    mkdir -p "$BUILD/bundle.tmp"
+    tar -xf "$tarball" -C "$BUILD/bundle.tmp" || die "cannot unpack $tarball"
+    touch "$BUILD/bundle.tmp/.unpacked-$sum"
+    mv "$BUILD/bundle.tmp" "$BUILD/bundle"
+  fi
+  BUNDLE=$(find "$BUILD/bundle" -mindepth 2 -maxdepth 2 -name MANIFEST -printf '%h\n' | head -n 1)
+  [ -n "$BUNDLE" ] || die "$tarball holds no bundle (no */MANIFEST)"
+else
+  BUNDLE=$(cd "$BUNDLE" && pwd)
+fi
+[ -f "$BUNDLE/MANIFEST" ] || die "$BUNDLE is not a bundle of scripts/bundle.sh (no MANIFEST)"
+manifest() { sed -n "s/^$1=//p" "$BUNDLE/MANIFEST" | head -n 1; }
+PREFIX="$BUNDLE/prefix/usr"
+LIBDIR="$PREFIX/lib/$(manifest architecture)"
+OPENBLAS_DIR="$LIBDIR/openblas-openmp"
+[ -f "$BUNDLE/kokkos/CMakeLists.txt" ] && [ -d "$OPENBLAS_DIR" ] || die "$BUNDLE is incomplete (kokkos/ or the OpenBLAS libraries missing)"
+log "bundle $BUNDLE (project $(manifest project_commit), $(manifest kokkos_sources), patch $(manifest kokkos_patch))"
+
+# 2. Can this node run what the bundle ships? (Its libraries were built for Debian $(manifest debian).)
+version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]; }
+need=$(manifest needs_glibc)
+have=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
+if [ -n "$need" ] && [ -n "$have" ] && ! version_ge "$have" "$need"; then
+  die "this node's glibc is $have; the bundle's libraries (Debian $(manifest debian)) need >= $need"
+fi
+need=$(manifest needs_glibcxx)
+libstdcxx=$("$HOST_CXX" -print-file-name=libstdc++.so.6 2>/dev/null || true)
+if [ -n "$need" ] && [ -f "$libstdcxx" ] && ! grep -aq "GLIBCXX_$need" "$libstdcxx"; then
+  die "$libstdcxx lacks GLIBCXX_$need, which the bundle's libraries need (a GCC >= 12 libstdc++)"
+fi
+
+# 3. Kokkos + Kokkos Kernels, into BUILD/kokkos-<backend>[-<arch>], reused while its stamp matches.
+# shellcheck source=lib/kokkos-build.sh
+. "$ROOT/scripts/lib/kokkos-build.sh"
+KOKKOS_SRC=$BUNDLE
+KOKKOS_VERSION=$(sed -nE 's/^ *set *\( *Kokkos_VERSION_(MAJOR|MINOR|PATCH) +([0-9]+).*/\2/Ip' "$BUNDLE/kokkos/CMakeLists.txt" | paste -sd.)
+KK_VERSION=$(sed -nE 's/^ *set *\( *KokkosKernels_VERSION_(MAJOR|MINOR|PATCH) +([0-9]+).*/\2/Ip' "$BUNDLE/kokkos-kernels/CMakeLists.txt" | paste -sd.)
+KOKKOS_CXX=$HOST_CXX; KK_CXX=$HOST_CXX; KOKKOS_EXTRA=(); KK_EXTRA=()
+DESCRIPTION="Serial + OpenMP, $(basename "$HOST_CXX")"
+KK_DESCRIPTION="BLAS/LAPACK from the bundle's OpenBLAS-OpenMP"
+key=$BACKEND
+stamp="kokkos=$KOKKOS_VERSION kk=$KK_VERSION patch=$(manifest kokkos_patch) bundle=$BUNDLE cxx=$HOST_CXX $("$HOST_CXX" -dumpfullversion 2>/dev/null || true)"
+if [ "$BACKEND" = cuda ]; then
+  arch_option=$(kokkos_cuda_arch_option "$ARCH")
+  [ -n "$arch_option" ] || die "no Kokkos architecture for $ARCH (known: sm_70 sm_72 sm_75 sm_80 sm_86 sm_90)"
+  grep -q "KOKKOS_ARCH_OPTION($arch_option " "$BUNDLE/kokkos/cmake/kokkos_arch.cmake" \
+    || die "the bundle's Kokkos has no Kokkos_ARCH_$arch_option (was the CUDA 13 / Hopper patch applied?)"
+  PATH="$(dirname "$NVCC"):$PATH"; export PATH  # nvcc_wrapper runs plain `nvcc`
+  export NVCC_WRAPPER_DEFAULT_COMPILER=$HOST_CXX CUDA_ROOT=${CUDA_ROOT:-$(dirname "$(dirname "$NVCC")")}
+  nvcc_version=$("$NVCC" --version | sed -nE 's/.*release ([0-9]+\.[0-9]+).*/\1/p')
+  kokkos_cuda_options "$arch_option"
+  key="cuda-$ARCH"
+  DESCRIPTION="Serial + OpenMP + CUDA $nvcc_version, $ARCH (Kokkos_ARCH_$arch_option), nvcc_wrapper"
+  KK_DESCRIPTION="cuBLAS + $KK_DESCRIPTION, no cuSPARSE"
+  KOKKOS_CXX="$BUNDLE/kokkos/bin/nvcc_wrapper"
+  KK_CXX="$BUILD/kokkos-$key/bin/nvcc_wrapper"  # installed by the Kokkos step
+  stamp+=" nvcc=$NVCC $nvcc_version arch=$ARCH"
+fi
+KOKKOS_PREFIX="$BUILD/kokkos-$key"
+if [ ! -f "$KOKKOS_PREFIX/.offline-build-complete" ] || [ "$(cat "$KOKKOS_PREFIX/.offline-build-complete")" != "$stamp" ]; then
+  rm -rf "$KOKKOS_PREFIX" "$BUILD/kokkos-build-$key"
+  mkdir -p "$BUILD/kokkos-build-$key"
+  t0=$SECONDS
+  build_kokkos "$KOKKOS_PREFIX" "$BUILD/kokkos-build-$key"
+  echo "$stamp" >"$KOKKOS_PREFIX/.offline-build-complete"
+  rm -rf "$BUILD/kokkos-build-$key"
+  log "Kokkos + Kokkos Kernels built in $((SECONDS - t0)) s"
+else
+  log "Kokkos + Kokkos Kernels: $KOKKOS_PREFIX (already built from this bundle)"
+fi
+
+# 4. The project.
+PROJECT_BUILD="$BUILD/project"
+commit=$(git -C "$ROOT" rev-parse --short=12 HEAD 2>/dev/null || true)
+if [ -n "$commit" ] && [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ]; then commit+="-dirty"; fi
+[ -z "$commit" ] && [ -f "$ROOT/.miniapp-source-commit" ] && commit=$(cat "$ROOT/.miniapp-source-commit")
+project_cxx=$HOST_CXX
+[ "$BACKEND" = cuda ] && project_cxx="$KOKKOS_PREFIX/bin/nvcc_wrapper"
+# DT_RPATH (--disable-new-dtags), not RUNPATH: it is also searched for the libraries' own
+# dependencies (OpenBLAS -> libgfortran), so nothing needs LD_LIBRARY_PATH.
+link_flags="-Wl,--disable-new-dtags -Wl,-rpath,$LIBDIR -Wl,-rpath,$OPENBLAS_DIR"
+generator_args=(-G "$KOKKOS_GENERATOR")
+configure_args=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$project_cxx"
+  -DKokkos_ROOT="$KOKKOS_PREFIX" -DKokkosKernels_ROOT="$KOKKOS_PREFIX" -DCMAKE_PREFIX_PATH="$PREFIX"
+  -DMINIAPP_HOST_BLAS_LIBRARY="$OPENBLAS_DIR/libopenblas.so" -DMINIAPP_NATIVE_ARCH=ON
+  -DCMAKE_EXE_LINKER_FLAGS="$link_flags")
+configured="$PROJECT_BUILD/.offline-configure-args"
+if [ ! -f "$PROJECT_BUILD/CMakeCache.txt" ] || [ "$(cat "$configured" 2>/dev/null)" != "${configure_args[*]}" ]; then
+  log "configuring the project ($ROOT) in $PROJECT_BUILD"
+  rm -rf "$PROJECT_BUILD"
+  mkdir -p "$PROJECT_BUILD"
+  cmake -S "$ROOT" -B "$PROJECT_BUILD" "${generator_args[@]}" "${configure_args[@]}" \
+    -DMINIAPP_GIT_COMMIT="${commit:-unknown}" >"$BUILD/project-configure.log" 2>&1 \
+    || { rm -f "$PROJECT_BUILD/CMakeCache.txt"; die_log "$BUILD/project-configure.log" "configuring the project failed"; }
+  printf '%s' "${configure_args[*]}" >"$configured"
+elif ! grep -qxF "MINIAPP_GIT_COMMIT:UNINITIALIZED=${commit:-unknown}" "$PROJECT_BUILD/CMakeCache.txt"; then
+  # Another commit: the results' provenance must name it (its objects are rebuilt, Kokkos is not).
+  cmake "$PROJECT_BUILD" -DMINIAPP_GIT_COMMIT="${commit:-unknown}" >"$BUILD/project-configure.log" 2>&1 \
+    || die_log "$BUILD/project-configure.log" "reconfiguring the project for commit ${commit:-unknown} failed"
+fi
+
+# Every dependency CMake found must lie in the bundle (or the Kokkos built from it).
+cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$PROJECT_BUILD/CMakeCache.txt" | head -n 1; }
+inside() { case "$1" in "$2"/*) return 0 ;; *) return 1 ;; esac; }
+for var in yaml-cpp_DIR GTest_DIR benchmark_DIR MINIAPP_HOST_BLAS_LIBRARY; do
+  value=$(cache_value "$var")
+  inside "$value" "$PREFIX" || die "CMake took $var from '$value', not from the bundle ($PREFIX)"
+done
+for var in Kokkos_DIR KokkosKernels_DIR; do
+  value=$(cache_value "$var")
+  inside "$value" "$KOKKOS_PREFIX" || die "CMake took $var from '$value', not from $KOKKOS_PREFIX"
+done
+grep -rq "$OPENBLAS_DIR" "$KOKKOS_PREFIX"/lib*/cmake/KokkosKernels/ \
+  || die "Kokkos Kernels' BLAS/LAPACK is not the bundle's OpenBLAS ($OPENBLAS_DIR)"
+
+target_args=()
+if [ -n "$TARGETS" ]; then IFS=, read -r -a target_list <<<"$TARGETS"; target_args=(--target "${target_list[@]}"); fi
+log "building the project (${TARGETS:-all targets}, $JOBS jobs)"
+t0=$SECONDS
+cmake --build "$PROJECT_BUILD" --parallel "$JOBS" "${target_args[@]}" >"$BUILD/project-build.log" 2>&1 \
+  || die_log "$BUILD/project-build.log" "building the project failed"
+log "project built in $((SECONDS - t0)) s"
+
+# The binaries must load the bundle's libraries, whatever the node has installed.
+for exe in "$PROJECT_BUILD"/bin/* "$PROJECT_BUILD"/tests/miniapp_unit_tests; do
+  [ -x "$exe" ] && [ -f "$exe" ] || continue
+  ldd "$exe" >"$BUILD/ldd.txt" 2>&1 || die_log "$BUILD/ldd.txt" "ldd $exe failed"
+  if grep -q 'not found' "$BUILD/ldd.txt"; then die_log "$BUILD/ldd.txt" "$exe misses shared libraries"; fi
+  while read -r lib path; do
+    inside "$path" "$BUNDLE/prefix" || die "$exe loads $lib from $path, not from the bundle"
+  done < <(awk '$1 ~ /^lib(yaml-cpp|benchmark|openblas|blas|lapack|gfortran|quadmath)/ {print $1, $3}' "$BUILD/ldd.txt")
+done
+
+{
+  echo "BUNDLE=$BUNDLE"
+  echo "BACKEND=$BACKEND"
+  echo "ARCH=$ARCH"
+  echo "KOKKOS_PREFIX=$KOKKOS_PREFIX"
+  echo "PROJECT_BUILD=$PROJECT_BUILD"
+  echo "PROJECT_COMMIT=${commit:-unknown}"
+  echo "NVCC=${NVCC:-}"
+  echo "KOKKOS_DESCRIPTION=\"$DESCRIPTION\""
+  echo "JOBS=$JOBS"
+  echo "BUILD_SECONDS=$((SECONDS - START_SECONDS))"
+} >"$BUILD/offline-build.env"
+log "done: ${TARGETS:-all targets} in $PROJECT_BUILD ($DESCRIPTION); settings in $BUILD/offline-build.env"

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# One command from a bundle to verified GPU results, in bounded time, on a node without network:
+# builds with scripts/build-offline.sh (skipped when already built from the same bundle), then
+# runs, each step under its own time limit (a step that runs out is stopped and recorded, the
+# results of finished steps are kept, and the next step starts):
+#   1. the unit tests on every space (ctest -L unit: unit.serial, unit.openmp, unit.cuda, unit.common)
+#   2. every deck in input/ but the quickstart on the device space against the host space
+#      (--spaces openmp,cuda; the decks' own mirror policies), and seed 000's deck again at
+#      --sizes 100000000 (its comment's GPU size) for the copy table
+#   3. the GPU part of the benchmark suite (benchmarks whose name ends in the device space, and
+#      the host copy benchmark for reference), one run per workload
+#   4. the peers script (scripts/peers.sh), where it exists
+# and writes RESULTS/<gpu>-<date>/ (raw: results.json per deck, benchmark JSON, ctest JUnit XML,
+# logs, steps.tsv, run.env, nvidia-smi) and RESULTS/<gpu>-<date>.md (scripts/gpu_summary.py).
+#
+#   scripts/gpu-run.sh BUNDLE [--budget SECONDS] [--arch sm_XX] [--backend cuda|host]
+#                             [--build-dir DIR] [--results DIR] [--decks D1.yaml,D2.yaml]
+#                             [--benchmarks copy,matrix,distance,solver,regression]
+#
+#   BUNDLE      the bundle of scripts/bundle.sh (directory or .tar.xz)
+#   --budget    wall-clock seconds for everything, build included (default 540: a 10-minute slot
+#               with room to copy the results away); each step gets at most its share of what is
+#               left, and the summary always gets written
+#   --backend   cuda (default): device space cuda, host space openmp. host: a rehearsal without a
+#               GPU, device space openmp against host space serial (what the tests here use)
+#   --results   default: docs/results of this project
+#   --decks     default: every input/*.yaml but quickstart.yaml
+#   --benchmarks  which parts of the benchmark suite (default: all five; "none" for none)
+#
+# Exit codes: 0 every step ran and passed; 1 a step failed or ran out of time (steps.tsv and the
+# summary say which); 2 bad arguments.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+START_SECONDS=$SECONDS
+log() { printf '[gpu-run %3ds] %s\n' "$((SECONDS - START_SECONDS))" "$*" >&2; }
+usage_error() { echo "gpu-run: $*" >&2; exit 2; }
+
+BUNDLE=""; BUDGET=540; ARCH=""; BACKEND=cuda; BUILD=""; RESULTS="$ROOT/docs/results"; DECKS=""
+BENCHMARKS="copy,matrix,distance,solver,regression"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --budget|--arch|--backend|--build-dir|--results|--decks|--benchmarks)
+      [ $# -ge 2 ] || usage_error "$1 needs a value"
+      case "$1" in
+        --budget) BUDGET=$2 ;; --arch) ARCH=$2 ;; --backend) BACKEND=$2 ;;
+        --build-dir) BUILD=$2 ;; --results) RESULTS=$2 ;; --decks) DECKS=$2 ;;
+        --benchmarks) BENCHMARKS=$2 ;;
+      esac
+      shift ;;
+    -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
+    -*) usage_error "unknown option '$1' (try --help)" ;;
+    *) [ -z "$BUNDLE" ] || usage_error "more than one bundle given"; BUNDLE=$1 ;;
+  esac
+  shift
+done
+[ -n "$BUNDLE" ] || usage_error "no bundle given (usage: gpu-run.sh BUNDLE [options]; try --help)"
+[[ "$BUDGET" =~ ^[1-9][0-9]*$ ]] || usage_error "--budget needs a number of seconds, not '$BUDGET'"
+case "$BACKEND" in
+  cuda) DEVICE_SPACE=cuda; HOST_SPACE=openmp ;;
+  host) DEVICE_SPACE=openmp; HOST_SPACE=serial; [ -z "$ARCH" ] || usage_error "--arch is for --backend cuda" ;;
+  *) usage_error "unknown backend '$BACKEND' (cuda or host)" ;;
+esac
+BUILD=${BUILD:-$ROOT/build-offline-$BACKEND}
+if [ -n "$DECKS" ]; then IFS=, read -r -a deck_list <<<"$DECKS"
+else mapfile -t deck_list < <(find "$ROOT/input" -maxdepth 1 -name '*.yaml' ! -name quickstart.yaml | sort)
+fi
+for d in "${deck_list[@]}"; do [ -f "$d" ] || usage_error "no deck '$d'"; done
+bench_parts=()
+if [ "$BENCHMARKS" != none ]; then
+  IFS=, read -r -a bench_parts <<<"$BENCHMARKS"
+  for p in "${bench_parts[@]}"; do
+    case "$p" in copy|matrix|distance|solver|regression) ;; *) usage_error "unknown benchmark part '$p'" ;; esac
+  done
+fi
+
+# The results directory: <gpu>-<date>, lower case, a number appended if it exists already.
+if [ "$BACKEND" = cuda ] && command -v nvidia-smi >/dev/null; then
+  device_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+fi
+device_name=${device_name:-$( [ "$BACKEND" = cuda ] && echo unknown-gpu || echo "host-$(hostname -s)")}
+slug=$(printf '%s' "$device_name" | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-+|-+$//g')
+name="$slug-$(date -u +%Y-%m-%d)"
+mkdir -p "$RESULTS"
+RESULTS=$(cd "$RESULTS" && pwd)
+n=1; base=$name
+while [ -e "$RESULTS/$name" ] || [ -e "$RESULTS/$name.md" ]; do n=$((n + 1)); name="$base-$n"; done
+OUT="$RESULTS/$name"
+mkdir -p "$OUT/decks" "$OUT/benchmarks" "$OUT/logs"
+log "results: $OUT (summary: $OUT.md), budget $BUDGET s"
+
+STEPS="$OUT/steps.tsv"
+printf 'step\tstatus\tseconds\texit_code\tdetail\n' >"$STEPS"
+FAILED=0
+remaining() { echo $((BUDGET - (SECONDS - START_SECONDS))); }
+SUMMARY_RESERVE=15
+
+# run_step NAME CAP LOG COMMAND...: runs the command under min(CAP, what is left) seconds
+# (SIGTERM, then SIGKILL 10 s later) and records it. Returns the command's exit code.
+run_step() {
+  local step=$1 cap=$2 logfile=$3; shift 3
+  local left=$(( $(remaining) - SUMMARY_RESERVE ))
+  if [ "$left" -lt 5 ]; then
+    printf '%s\tnot-run\t0\t\tno time left in the budget\n' "$step" >>"$STEPS"
+    log "$step: not run (no time left)"
+    FAILED=1
+    return 124
+  fi
+  [ "$cap" -gt "$left" ] && cap=$left
+  log "$step (at most $cap s)"
+  local t0=$SECONDS rc
+  timeout --signal=TERM --kill-after=10 "$cap" "$@" >"$logfile" 2>&1
+  rc=$?
+  local took=$((SECONDS - t0)) status=ok detail=""
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then status=timed-out; detail="stopped after $cap s"; FAILED=1
+  elif [ "$rc" -ne 0 ]; then status=failed; detail="exit $rc; see logs/$(basename "$logfile")"; FAILED=1
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\n' "$step" "$status" "$took" "$rc" "$detail" >>"$STEPS"
+  log "$step: $status ($took s)"
+  return "$rc"
+}
+
+# 0. The machine.
+{
+  echo "name=$name"
+  echo "backend=$BACKEND"
+  echo "device_space=$DEVICE_SPACE"
+  echo "host_space=$HOST_SPACE"
+  echo "device_name=$device_name"
+  echo "budget_seconds=$BUDGET"
+  echo "started=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "hostname=$(hostname)"
+  echo "cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+  echo "cpus=$(nproc)"
+  if [ "$BACKEND" = cuda ] && command -v nvidia-smi >/dev/null; then
+    nvidia-smi --query-gpu=driver_version,memory.total,compute_cap,pci.bus_id --format=csv,noheader 2>/dev/null \
+      | head -n 1 | awk -F', ' '{print "driver=" $1; print "gpu_memory=" $2; print "compute_capability=" $3; print "pci_bus_id=" $4}'
+  fi
+  nvcc=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; } || true)
+  [ -n "$nvcc" ] && echo "nvcc=$("$nvcc" --version | sed -nE 's/.*release ([0-9.]+), (V[0-9.]+).*/\1 (\2)/p')"
+} >"$OUT/run.env"
+[ "$BACKEND" = cuda ] && { nvidia-smi -q >"$OUT/nvidia-smi-before.txt" 2>&1 || true; }
+
+# 1. The build (Kokkos and the project; quick when already built from this bundle).
+arch_args=(); [ -n "$ARCH" ] && arch_args=(--arch "$ARCH")
+if ! run_step build 420 "$OUT/logs/build.log" "$ROOT/scripts/build-offline.sh" "$BUNDLE" --backend "$BACKEND" \
+       "${arch_args[@]}" --build-dir "$BUILD"; then
+  log "the build failed: nothing to run (see $OUT/logs/build.log)"
+else
+  cp "$BUILD/offline-build.env" "$OUT/build.env"
+  BIN="$BUILD/project/bin"
+  export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)} OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}
+  echo "omp=OMP_NUM_THREADS=$OMP_NUM_THREADS OMP_PROC_BIND=$OMP_PROC_BIND OMP_PLACES=$OMP_PLACES" >>"$OUT/run.env"
+
+  # 2. Unit tests on every compiled space (JUnit XML where this CMake writes it: 3.21 and later).
+  junit=(); cmake_minor=$(cmake --version | sed -nE '1s/.* ([0-9]+)\.([0-9]+).*/\1 \2/p')
+  read -r cm_major cm_minor <<<"$cmake_minor"
+  if [ "${cm_major:-0}" -gt 3 ] || { [ "${cm_major:-0}" -eq 3 ] && [ "${cm_minor:-0}" -ge 21 ]; }; then
+    junit=(--output-junit "$OUT/unit-tests.xml")
+  fi
+  run_step unit-tests 150 "$OUT/logs/unit-tests.log" \
+    bash -c 'cd "$1" && shift && exec ctest "$@"' ctest "$BUILD/project" \
+    -L unit --output-on-failure --timeout 120 "${junit[@]}"
+
+  # 3. The decks, device space against host space; seed 000 once more at the GPU size.
+  for deck in "${deck_list[@]}"; do
+    stem=$(basename "$deck" .yaml)
+    run_step "deck:$stem" 75 "$OUT/logs/$stem.log" \
+      "$BIN/miniapp" "$deck" --spaces "$HOST_SPACE,$DEVICE_SPACE" -o "$OUT/decks/$stem" -q
+  done
+  seed000="$ROOT/input/matrix-seed000-power.yaml"
+  if [ "$BACKEND" = cuda ] && [ -f "$seed000" ]; then
+    run_step "deck:matrix-seed000-power-1e8" 90 "$OUT/logs/matrix-seed000-power-1e8.log" \
+      "$BIN/miniapp" "$seed000" --spaces "$HOST_SPACE,$DEVICE_SPACE" --sizes 100000000 \
+      -o "$OUT/decks/matrix-seed000-power-1e8" -q
+  fi
+
+  # 4. Benchmarks of the device space, one run per workload so a timeout costs one file.
+  for part in "${bench_parts[@]}"; do
+    filter="^$part.*/$DEVICE_SPACE/"
+    [ "$part" = copy ] && filter="^(copy|fill)/.*/($DEVICE_SPACE|$HOST_SPACE)/"
+    run_step "benchmarks:$part" 60 "$OUT/logs/benchmarks-$part.log" \
+      "$BIN/miniapp_benchmarks" "--benchmark_filter=$filter" --benchmark_min_time=0.1 \
+      --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+      "--benchmark_out=$OUT/benchmarks/$part.json" --benchmark_out_format=json
+  done
+
+  # 5. The peers script, where the project has one.
+  if [ -x "$ROOT/scripts/peers.sh" ]; then
+    run_step peers 90 "$OUT/logs/peers.log" "$ROOT/scripts/peers.sh" --output "$OUT/peers"
+  else
+    printf 'peers\tskipped\t0\t\tthis project has no scripts/peers.sh\n' >>"$STEPS"
+  fi
+fi
+
+[ "$BACKEND" = cuda ] && { nvidia-smi -q >"$OUT/nvidia-smi-after.txt" 2>&1 || true; }
+echo "finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$OUT/run.env"
+if python3 "$ROOT/scripts/gpu_summary.py" "$OUT" --output "$OUT.md" >"$OUT/logs/summary.log" 2>&1; then
+  log "summary: $OUT.md"
+else
+  log "writing the summary failed: $(tail -n 5 "$OUT/logs/summary.log")"
+  FAILED=1
+fi
+log "done in $((SECONDS - START_SECONDS)) s: $OUT"
+exit "$FAILED"

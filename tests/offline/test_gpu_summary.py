@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Tests scripts/gpu_summary.py, the summary writer of scripts/gpu-run.sh (standard library only).
+
+    test_gpu_summary.py SOURCE_DIR MINIAPP_BINARY
+
+1. On the committed fixture tests/offline/fixtures/host-run/: a real `scripts/gpu-run.sh
+   --backend host` run of this machine (OpenMP standing in for the device, Serial for the host;
+   seed 000's deck, the copy and matrix benchmarks), its results.json with the per-repetition
+   samples removed to keep it small. The seed-000 table, the steps, the unit tests and the copy
+   bandwidth shares must carry the numbers of the raw files, computed here independently.
+2. On results made now by MINIAPP_BINARY (a small-size distance sweep, Serial against OpenMP), so
+   a change of the results' layout breaks this test rather than the first GPU run: every size's
+   speedup and the crossovers must match the measurements; a failed verification must be listed,
+   a cut-off benchmark file and a missing deck reported, not fatal.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+SOURCE_DIR = None
+MINIAPP = None
+
+
+def load_summary_module():
+    sys.path.insert(0, os.path.join(SOURCE_DIR, "scripts"))
+    import gpu_summary  # noqa: E402
+    return gpu_summary
+
+
+def run_summary(run_dir):
+    out = run_dir.rstrip("/") + ".md"
+    proc = subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "scripts", "gpu_summary.py"), run_dir,
+                           "--output", out], capture_output=True, text=True)
+    if proc.returncode != 0:
+        return proc, ""
+    with open(out, encoding="utf-8") as f:
+        return proc, f.read()
+
+
+def table_rows(markdown, header_start):
+    """Rows (lists of cells) of the first table whose header line starts with header_start."""
+    lines = markdown.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith(header_start):
+            rows = []
+            for row in lines[i + 2:]:
+                if not row.startswith("|"):
+                    break
+                rows.append([c.strip() for c in row.strip("|").split("|")])
+            return rows
+    raise AssertionError(f"no table starting with {header_start!r} in:\n{markdown}")
+
+
+def med(m, phase):
+    return m["seconds"][phase]["median"]
+
+
+class FixtureRun(unittest.TestCase):
+    """The committed host rehearsal."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="gpu-summary-")
+        cls.run_dir = os.path.join(cls.tmp, "host-run")
+        shutil.copytree(os.path.join(SOURCE_DIR, "tests", "offline", "fixtures", "host-run"), cls.run_dir)
+        cls.proc, cls.md = run_summary(cls.run_dir)
+        with open(os.path.join(cls.run_dir, "decks", "matrix-seed000-power", "results.json")) as f:
+            cls.seed000 = json.load(f)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def test_writes_the_summary(self):
+        self.assertEqual(self.proc.returncode, 0, self.proc.stderr)
+        for heading in ("## Machine and build", "## Steps", "## Unit tests", "## Seed 000: copy policies",
+                        "## Device against host, per deck", "## Benchmarks", "## Verification"):
+            self.assertIn(heading, self.md)
+
+    def test_seed000_table_has_every_measurement_with_its_medians(self):
+        rows = table_rows(self.md, "| space | policy | to device")
+        ms = self.seed000["measurements"]
+        self.assertEqual(len(rows), len(ms))
+        base = next(m for m in ms if m["space"] == "serial" and m["policy"] == "host")
+        gs = load_summary_module()
+        for m in ms:
+            row = next(r for r in rows if r[0] == m["space"] and r[1] == m["policy"])
+            self.assertEqual(row[2], gs.fmt_time(med(m, "to_device")))
+            self.assertEqual(row[3], gs.fmt_time(med(m, "compute")))
+            self.assertEqual(row[5], gs.fmt_time(med(m, "total")))
+            self.assertEqual(row[7], gs.fmt_ratio(med(base, "total") / med(m, "total")))
+            self.assertEqual(row[8], "yes" if m["verification"]["passed"] else "**no**")
+        # The baseline row itself is 1.00x.
+        self.assertEqual(next(r for r in rows if r[0] == "serial" and r[1] == "host")[7], "1.00x")
+
+    def test_steps_and_unit_tests_come_from_the_raw_files(self):
+        steps = table_rows(self.md, "| step | status")
+        with open(os.path.join(self.run_dir, "steps.tsv")) as f:
+            recorded = [l.split("\t")[:2] for l in f.read().splitlines()[1:]]
+        self.assertEqual([r[:2] for r in steps], recorded)
+        unit = table_rows(self.md, "| test | result")
+        cases = ET.parse(os.path.join(self.run_dir, "unit-tests.xml")).getroot().iter("testcase")
+        recorded = {c.get("name"): "failed" if c.find("failure") is not None else "passed" for c in cases}
+        self.assertEqual({r[0]: r[1] for r in unit}, recorded)
+        self.assertTrue({"unit.serial", "unit.openmp", "unit.common"} <= set(recorded))
+
+    def test_bandwidth_shares_use_the_device_copy_benchmark(self):
+        with open(os.path.join(self.run_dir, "benchmarks", "copy.json")) as f:
+            copy = [b for b in json.load(f)["benchmarks"]
+                    if b["run_name"].startswith("copy/float32/openmp/") and b.get("aggregate_name") == "median"]
+        self.assertEqual(len(copy), 1)
+        copy_GBps = copy[0]["GB/s"] / 1e9
+        self.assertIn(f"{copy_GBps:.1f} GB/s (benchmark copy/float32/openmp)", self.md)
+        bench = table_rows(self.md, "| benchmark | time")
+        row = next(r for r in bench if r[0].startswith("copy/float32/openmp/"))
+        self.assertEqual(row[4], "100%")
+
+    def test_refuses_a_directory_that_is_no_run(self):
+        proc = subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "scripts", "gpu_summary.py"), self.tmp],
+                              capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("no run.env", proc.stderr)
+
+
+class Crossovers(unittest.TestCase):
+    def test_each_change_of_the_faster_side_is_one_crossover(self):
+        gs = load_summary_module()
+        rows = [{"size": n, "speedup": s} for n, s in
+                [(10, 0.2), (20, 0.9), (40, None), (80, 1.5), (160, 3.0), (320, 0.8)]]
+        self.assertEqual(gs.crossovers(rows), [(20, 80, "device"), (160, 320, "host")])
+        self.assertEqual(gs.crossovers(rows[:2]), [])
+
+
+SWEEP_DECK = """title: summary test - distance sweep, Serial against OpenMP
+cases:
+  - name: sweep
+    workload: distance
+    variant: direct
+    sizes: [8, 16, 32, 64, 128, 256, 512, 1024, 1536, 2048]
+    precision: float64
+    spaces: [serial, openmp]
+    policies: [host, copy-every-iteration]
+    warmup: 1
+    repetitions: 3
+"""
+
+
+class FreshRun(unittest.TestCase):
+    """Results made now by the mini-app of this build."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="gpu-summary-fresh-")
+        run = cls.run_dir = os.path.join(cls.tmp, "fresh")
+        os.makedirs(os.path.join(run, "decks"))
+        os.makedirs(os.path.join(run, "benchmarks"))
+        deck = os.path.join(cls.tmp, "sweep.yaml")
+        with open(deck, "w") as f:
+            f.write(SWEEP_DECK)
+        env = dict(os.environ, OMP_NUM_THREADS="2", OMP_PROC_BIND="false")
+        proc = subprocess.run([MINIAPP, deck, "-o", os.path.join(run, "decks", "sweep"), "-q"], env=env,
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        with open(os.path.join(run, "decks", "sweep", "results.json")) as f:
+            cls.results = json.load(f)
+        # A failed verification, as the harness records one.
+        bad = cls.results["measurements"][-1]
+        bad["verification"]["passed"] = False
+        bad["verification"]["detail"] = "planted failure"
+        with open(os.path.join(run, "decks", "sweep", "results.json"), "w") as f:
+            json.dump(cls.results, f)
+        os.makedirs(os.path.join(run, "decks", "stopped"))  # a deck stopped before its first write
+        with open(os.path.join(run, "benchmarks", "distance.json"), "w") as f:
+            f.write('{"context": {}, "benchmarks": [{"name": "distance-direct/float32/openmp/4096"')
+        with open(os.path.join(run, "run.env"), "w") as f:
+            f.write("backend=host\ndevice_space=openmp\nhost_space=serial\ndevice_name=test host\n"
+                    "started=2026-01-01T00:00:00Z\n")
+        with open(os.path.join(run, "steps.tsv"), "w") as f:
+            f.write("step\tstatus\tseconds\texit_code\tdetail\ndeck:sweep\tfailed\t3\t1\texit 1\n")
+        cls.proc, cls.md = run_summary(run)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def test_every_size_and_its_speedup(self):
+        self.assertEqual(self.proc.returncode, 0, self.proc.stderr)
+        rows = table_rows(self.md, "| case | variant")
+        by_size = {}
+        for m in self.results["measurements"]:
+            by_size.setdefault(m["size"], []).append(m)
+        gs = load_summary_module()
+        shown = {int(r[4]): r for r in rows}
+        expected_speedups = {}
+        for size, ms in by_size.items():
+            host = next(m for m in ms if m["space"] == "serial" and m["policy"] == "host")
+            dev = min((m for m in ms if m["space"] == "openmp"), key=lambda m: med(m, "total"))
+            expected_speedups[size] = med(host, "total") / med(dev, "total")
+            if size in shown:
+                self.assertEqual(shown[size][5], gs.fmt_time(med(host, "total")))
+                self.assertEqual(shown[size][6], dev["policy"])
+                self.assertEqual(shown[size][8], gs.fmt_ratio(expected_speedups[size]))
+        # More sizes than a table shows: the ends and both sides of every crossover.
+        sizes = sorted(by_size)
+        self.assertIn(sizes[0], shown)
+        self.assertIn(sizes[-1], shown)
+        for a, b in zip(sizes, sizes[1:]):
+            if (expected_speedups[a] > 1) != (expected_speedups[b] > 1):
+                side = "device" if expected_speedups[b] > 1 else "host"
+                self.assertIn(f"the {side} space is faster from size {b} on (the other one at {a})", self.md)
+                self.assertIn(a, shown)
+                self.assertIn(b, shown)
+
+    def test_failures_and_missing_parts_are_reported(self):
+        self.assertIn("planted failure", self.md)
+        self.assertIn("1 failed", self.md)
+        self.assertIn("No results: results.json missing", self.md)
+        self.assertIn("benchmarks/distance.json: incomplete or invalid JSON", self.md)
+        self.assertIn("Not passed: deck:sweep", self.md)
+        self.assertIn("No JUnit XML", self.md)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3:
+        sys.exit("usage: test_gpu_summary.py SOURCE_DIR MINIAPP_BINARY")
+    SOURCE_DIR, MINIAPP = sys.argv[1], sys.argv[2]
+    unittest.main(argv=sys.argv[:1], verbosity=2)
