@@ -269,8 +269,40 @@ class RegisteredWorkload final : public Workload {
   }
 };
 
-#define MINIAPP_REGISTER_WORKLOAD(W)                      \
-  [[maybe_unused]] static const bool miniapp_registered_ = \
-      ::miniapp::register_workload(std::make_unique<::miniapp::RegisteredWorkload<W>>())
+// The kernels of a registered workload are instantiated in the units CMake generates, one per
+// compiled space (cmake/MiniappWorkloads.cmake); the registration only declares them.
+#define MINIAPP_EXTERN_INSTANCES(W, Space) extern template struct ::miniapp::Instances<W, Space>;
+#if defined(KOKKOS_ENABLE_SERIAL)
+#define MINIAPP_FOR_SERIAL(X, W) X(W, ::Kokkos::Serial)
+#else
+#define MINIAPP_FOR_SERIAL(X, W)
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+#define MINIAPP_FOR_OPENMP(X, W) X(W, ::Kokkos::OpenMP)
+#else
+#define MINIAPP_FOR_OPENMP(X, W)
+#endif
+#if defined(KOKKOS_ENABLE_THREADS)
+#define MINIAPP_FOR_THREADS(X, W) X(W, ::Kokkos::Threads)
+#else
+#define MINIAPP_FOR_THREADS(X, W)
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+#define MINIAPP_FOR_CUDA(X, W) X(W, ::Kokkos::Cuda)
+#else
+#define MINIAPP_FOR_CUDA(X, W)
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+#define MINIAPP_FOR_HIP(X, W) X(W, ::miniapp::compat::HIP)
+#else
+#define MINIAPP_FOR_HIP(X, W)
+#endif
+#define MINIAPP_FOR_EACH_SPACE(X, W) \
+  MINIAPP_FOR_SERIAL(X, W) MINIAPP_FOR_OPENMP(X, W) MINIAPP_FOR_THREADS(X, W) MINIAPP_FOR_CUDA(X, W) MINIAPP_FOR_HIP(X, W)
 
 }  // namespace miniapp
+
+#define MINIAPP_REGISTER_WORKLOAD(W)                      \
+  MINIAPP_FOR_EACH_SPACE(MINIAPP_EXTERN_INSTANCES, W)     \
+  [[maybe_unused]] static const bool miniapp_registered_ = \
+      ::miniapp::register_workload(std::make_unique<::miniapp::RegisteredWorkload<W>>())

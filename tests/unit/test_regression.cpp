@@ -1,12 +1,16 @@
 #include "miniapp/workloads/regression/regression.hpp"
 
+#include "miniapp/core/deck.hpp"
 #include "miniapp/core/diagnostics.hpp"
+#include "miniapp/core/workload.hpp"
 #include "kernel_helpers.hpp"
 #include "space_types.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 using namespace miniapp;
 using miniapp::testing::policies_for;
@@ -329,4 +333,78 @@ TEST(RegressionParams, BadValuesAreRejectedWithTheirKey) {
   EXPECT_EQ(p.features, 50);
   EXPECT_EQ(p.iterations, 10000);
   EXPECT_DOUBLE_EQ(p.noise_scale(), 0.0);
+}
+
+// A kernel that leaves out the last rows of X (a loop bound one block short: 8 rows, two of the
+// portable kernel's blocks, one float32 pack) must fail. The seed's single-variable deck: N =
+// 10000, 10000 steps in float32, where the old bound, 4 eps (iterations + sqrt N) for the
+// coefficients and the first losses alike, let up to 8 dropped rows pass.
+TYPED_TEST(RegressionTest, DroppedTailRowsFailVerification) {
+  using Space = TypeParam;
+  const std::size_t n = 10000, dropped = 8;
+  for (const char* variant : {"blas", "fused"}) {
+    regression::Kernel<float, Space> k(single(10000, 0.1), variant, n);
+    k.generate_inputs(2024);
+    // The kernel sees zero rows (r_i = 0: nothing added to the gradient or the loss); the
+    // verification sees the data.
+    std::vector<float> kept;
+    for (std::size_t i = n - dropped; i < n; ++i) {
+      kept.insert(kept.end(), {k.x().host(i, 0), k.x().host(i, 1), k.y().host(i)});
+      k.x().host(i, 0) = k.x().host(i, 1) = k.y().host(i) = 0;
+    }
+    run_once(k);
+    for (std::size_t i = n - dropped, e = 0; i < n; ++i, e += 3) {
+      k.x().host(i, 0) = kept[e];
+      k.x().host(i, 1) = kept[e + 1];
+      k.y().host(i) = kept[e + 2];
+    }
+    const Verification v = k.verify(std::nullopt);
+    EXPECT_FALSE(v.passed) << variant << ": " << v.detail;
+    // The same fit of all rows passes.
+    regression::Kernel<float, Space> whole(single(10000, 0.1), variant, n);
+    const Verification w = fit_and_verify(whole, 2024);
+    EXPECT_TRUE(w.passed) << variant << ": " << w.detail;
+  }
+}
+
+// A whole fit is one harness iteration: it notices SIGTERM between its steps, within a second of
+// work, instead of after the fit.
+TYPED_TEST(RegressionTest, LongFitStopsPromptlyOnSigterm) {
+  using Space = TypeParam;
+  auto fit_until_signalled = [] {
+    regression::Kernel<double, Space> k(multivariate(8, 1000000, 0.01), "fused", 2000);
+    k.generate_inputs(5);
+    miniapp::testing::exit_with_interruption_delay([&] { run_once(k); }, 0.1);
+  };
+  miniapp::testing::use_fresh_processes_for_death_tests();
+  EXPECT_EXIT(fit_until_signalled(), ::testing::ExitedWithCode(0), "");
+}
+
+// Each residual is a dot product of P + 1 terms, so the loss bound grows with the row length: a
+// wide model on few samples, whose residuals cancel, passes in both precisions (issue 17's deck).
+TEST(RegressionDeck, WideRowsOnFewSamplesVerifyInBothPrecisions) {
+  const DeckResult r = load_deck_text(
+      "cases: [{workload: regression, variants: [fused, blas], sizes: 9, features: 130, iterations: 5, "
+      "learning_rate: 0.01, precision: [float32, float64], spaces: [serial], policies: [host], seed: 483}]",
+      "deck.yaml");
+  if (!r.deck) GTEST_SKIP() << "the Serial space is not compiled in: " << format(r.diagnostics.all().front());
+  const std::vector<MeasurementSpec> plan = expand(*r.deck);
+  ASSERT_EQ(plan.size(), 4u);
+  for (const MeasurementSpec& spec : plan) {
+    const Measurement m = find_workload("regression")->run(spec, r.deck->cases.at(spec.case_index).params);
+    EXPECT_TRUE(m.verification.passed) << spec.variant << " " << to_string(spec.precision) << ": "
+                                       << m.verification.detail;
+  }
+}
+
+TEST(RegressionReplay, SpectrumOfTheGramMatrix) {
+  // [[1, 1], [1, 2]]: (3 -+ sqrt 5) / 2; a diagonal matrix keeps its entries.
+  std::vector<double> lambda = regression::symmetric_eigenvalues({1, 1, 1, 2}, 2);
+  std::sort(lambda.begin(), lambda.end());
+  EXPECT_NEAR(lambda[0], (3 - std::sqrt(5.0)) / 2, 1e-14);
+  EXPECT_NEAR(lambda[1], (3 + std::sqrt(5.0)) / 2, 1e-14);
+  lambda = regression::symmetric_eigenvalues({4, 0, 0, 0, 1e-6, 0, 0, 0, 2}, 3);
+  std::sort(lambda.begin(), lambda.end());
+  EXPECT_DOUBLE_EQ(lambda[0], 1e-6);
+  EXPECT_DOUBLE_EQ(lambda[2], 4);
 }

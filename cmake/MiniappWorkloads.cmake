@@ -1,0 +1,45 @@
+# The workloads' sources: each folder miniapp/workloads/<w>/ registers its workload in <w>.cpp
+# (MINIAPP_REGISTER_WORKLOAD(Type)) and declares it in <w>.hpp. For every workload and every
+# execution space Kokkos was built with, a compile unit is generated that instantiates the
+# workload's kernels on that space (miniapp::Instances, miniapp/core/workload.hpp), as ArborX and
+# Cabana generate their per-backend units.
+#
+#   miniapp_workload_sources(<out-var>)   registration sources and generated units
+
+# Kokkos_DEVICES names -> the space types (and the macro Kokkos defines for them).
+set(_miniapp_space_SERIAL "::Kokkos::Serial")
+set(_miniapp_space_OPENMP "::Kokkos::OpenMP")
+set(_miniapp_space_THREADS "::Kokkos::Threads")
+set(_miniapp_space_CUDA "::Kokkos::Cuda")
+set(_miniapp_space_HIP "::miniapp::compat::HIP")
+
+function(miniapp_workload_sources out)
+  set(sources)
+  file(GLOB registrations CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/miniapp/workloads/*/*.cpp)
+  foreach(registration ${registrations})
+    get_filename_component(dir ${registration} DIRECTORY)
+    get_filename_component(workload ${dir} NAME)
+    get_filename_component(stem ${registration} NAME_WE)
+    if(NOT stem STREQUAL workload)
+      message(FATAL_ERROR "${registration}: a workload folder holds one source, <folder>.cpp, its registration")
+    endif()
+    file(STRINGS ${registration} line REGEX "MINIAPP_REGISTER_WORKLOAD\\(")
+    if(NOT line MATCHES "MINIAPP_REGISTER_WORKLOAD\\(([^)]+)\\)")
+      message(FATAL_ERROR "${registration}: no MINIAPP_REGISTER_WORKLOAD(Type) line")
+    endif()
+    set(MINIAPP_WORKLOAD_TYPE ${CMAKE_MATCH_1})
+    set(MINIAPP_WORKLOAD_HEADER miniapp/workloads/${workload}/${workload}.hpp)
+    list(APPEND sources ${registration})
+    foreach(device ${Kokkos_DEVICES})
+      if(NOT DEFINED _miniapp_space_${device})
+        continue()
+      endif()
+      set(MINIAPP_SPACE_TYPE ${_miniapp_space_${device}})
+      string(TOLOWER ${device} space)
+      set(unit ${PROJECT_BINARY_DIR}/generated/workloads/${workload}_${space}.cpp)
+      configure_file(${PROJECT_SOURCE_DIR}/cmake/workload_instance.cpp.in ${unit} @ONLY)
+      list(APPEND sources ${unit})
+    endforeach()
+  endforeach()
+  set(${out} ${sources} PARENT_SCOPE)
+endfunction()

@@ -1,0 +1,285 @@
+#pragma once
+// The regression kernels, written once for every execution space: the data, the start of a fit,
+// the gradient sums of one step (fused: one pass over X; blas: two gemv), and the update that
+// records the loss. Free functions and functors: CUDA extended lambdas may not live in private
+// member functions. The hand-vectorised CPU form of the fused sums is in packed_gradient.hpp.
+
+#include "miniapp/core/host_simd.hpp"
+#include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/random.hpp"
+#include "miniapp/core/spaces.hpp"
+#include "miniapp/workloads/regression/packed_gradient.hpp"
+
+#include <KokkosBlas2_gemv.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+namespace miniapp::regression {
+
+// Independent streams of one seed: the data, the noise, the true coefficients.
+KOKKOS_INLINE_FUNCTION std::uint64_t noise_stream(std::uint64_t seed) { return seed ^ 0x6E6F697365ULL; }
+KOKKOS_INLINE_FUNCTION std::uint64_t beta_stream(std::uint64_t seed) { return seed ^ 0x62657461ULL; }
+
+// Coefficient j of the model the data are drawn from (the last one multiplies the intercept).
+KOKKOS_INLINE_FUNCTION double true_coefficient(bool single_variable, std::uint64_t beta_seed, std::size_t j) {
+  if (single_variable) return j == 0 ? 2.0 : 5.0;
+  // np.random.randint(1, 10): uniform on 1..9 (9 u < 9, truncation is floor for u >= 0).
+  return 1.0 + static_cast<double>(static_cast<int>(9.0 * uniform01(beta_seed, j)));
+}
+
+// Stores row i of X as generate_row produces it. A functor rather than a lambda: the host
+// generator's lambda would be host-only, which CUDA refuses inside a host-device function.
+template <class XView>
+struct RowSetter {
+  XView x;
+  std::size_t i;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t j, double v) const {
+    x(i, j) = static_cast<typename XView::non_const_value_type>(v);
+  }
+};
+
+// Row i of the data, in double: X(i, 0..cols-1) and y_i. Both generators call it, so host and
+// device data are the same values (up to the last bit of log/cos in the noise).
+template <class Row>
+KOKKOS_INLINE_FUNCTION double generate_row(bool single_variable, std::size_t n, std::size_t cols, std::uint64_t seed,
+                                           double noise, std::size_t i, Row&& set) {
+  double y = noise * normal01(noise_stream(seed), i);
+  if (single_variable) {
+    // The seed sorts N uniforms; one uniform per stratum [i/N, (i+1)/N) is sorted by
+    // construction and costs no sort (on the device either).
+    const double x = (static_cast<double>(i) + uniform01(seed, i)) / static_cast<double>(n);
+    set(0, x);
+    y += 2.0 * x + 5.0;
+  } else {
+    const std::size_t features = cols - 1;
+    for (std::size_t j = 0; j < features; ++j) {
+      const double x = uniform01(seed, i * features + j);
+      set(j, x);
+      y += x * true_coefficient(false, beta_stream(seed), j);
+    }
+    y += true_coefficient(false, beta_stream(seed), features);
+  }
+  set(cols - 1, 1.0);
+  return y;
+}
+
+// Partial sums in lanes: Width independent accumulators (by default one cache line of Scalars).
+// Without -ffast-math a compiler may not reorder one chain of additions, so a single accumulator
+// neither vectorises nor hides the add latency; lanes do both while every element is still added
+// exactly once.
+template <class Scalar, int Width = static_cast<int>(64 / sizeof(Scalar))>
+struct Lanes {
+  static_assert(Width == 2 || Width == 4 || Width == 8 || Width == 16, "lanes fold 16 -> 8 -> 4 -> 2 -> 1");
+  static constexpr int kWidth = Width;
+  Scalar v[Width];
+
+  KOKKOS_INLINE_FUNCTION Lanes() {
+    for (int l = 0; l < Width; ++l) v[l] = Scalar(0);
+  }
+  // Pairwise, one stage per loop with constant bounds (a loop with shrinking bounds stays
+  // rolled and scalar).
+  KOKKOS_INLINE_FUNCTION Scalar total() {
+    for (int l = 8; l < Width; ++l) v[l - 8] += v[l];
+    for (int l = 4; l < Width && l < 8; ++l) v[l - 4] += v[l];
+    for (int l = 2; l < Width && l < 4; ++l) v[l - 2] += v[l];
+    return v[0] + v[1];
+  }
+};
+
+// One pass over X per step: sums[j] = sum_i X(i,j) r_i and sums[cols] = sum_i r_i^2 with
+// r = X beta - y. A runtime-length array reduction (value_count), joined by Kokkos' default
+// element-wise sum, so it needs no join() and builds on every backend and Kokkos version.
+// Each call takes kRows rows of the row-major X and works along j, where a row is contiguous:
+// the rows' dot products x_i.beta in lanes of one vector each (kRows x kWidth independent
+// chains), then sums[j] += sum_l X(i_l, j) r_l in one loop over j that compilers vectorise as
+// it stands, the rows read again from L1. A block costs one pass of loop overhead, column tail
+// and load/store of the per-thread `sums` for kRows rows. A last, short block goes row by row.
+template <class Scalar, class MemorySpace>
+struct FusedGradient {
+  static constexpr int kRows = 4;
+  static constexpr int kWidth = static_cast<int>(32 / sizeof(Scalar));  // one AVX2 vector
+  using value_type = Scalar[];
+  Kokkos::View<const Scalar**, Kokkos::LayoutRight, MemorySpace> x;
+  Kokkos::View<const Scalar*, Kokkos::LayoutRight, MemorySpace> y, beta;
+  unsigned value_count;  // columns + 1
+
+  static std::int64_t blocks(std::size_t n) { return static_cast<std::int64_t>((n + kRows - 1) / kRows); }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t block, value_type sums) const {
+    const std::int64_t first = block * kRows;
+    const auto n = static_cast<std::int64_t>(x.extent(0));
+    if (first + kRows <= n) {
+      rows<kRows>(first, sums);
+      return;
+    }
+    for (std::int64_t i = first; i < n; ++i) rows<1>(i, sums);
+  }
+
+  // One row's dot product, a loop of its own per row: GCC vectorises it along j, while the same
+  // loop nested in one over the block's rows gets vectorised across rows, with shuffles.
+  KOKKOS_INLINE_FUNCTION static Scalar dot(const Scalar* xi, const Scalar* b, const std::int64_t cols) {
+    Lanes<Scalar, kWidth> lanes;
+    std::int64_t j = 0;
+    for (; j + kWidth <= cols; j += kWidth)
+      for (int w = 0; w < kWidth; ++w) lanes.v[w] += xi[j + w] * b[j + w];
+    // The column tail into its own sum: lanes indexed by a runtime count would live in memory.
+    Scalar tail = 0;
+    for (; j < cols; ++j) tail += xi[j] * b[j];
+    return lanes.total() + tail;
+  }
+
+  template <int R>
+  KOKKOS_INLINE_FUNCTION void rows(const std::int64_t first, value_type sums) const {
+    const std::int64_t cols = value_count - 1;
+    const Scalar* b = beta.data();
+    const Scalar* xr[R];
+    for (int l = 0; l < R; ++l) xr[l] = &x(first + l, 0);
+    if (cols == 2) {
+      // The single-variable fit, X = [x, 1]: loops of two columns cost more in set-up than in
+      // work (docs/tuning-notes.md), so written out.
+      Scalar g0 = 0, g1 = 0, rr = 0;
+      for (int l = 0; l < R; ++l) {
+        const Scalar r = xr[l][0] * b[0] + xr[l][1] * b[1] - y(first + l);
+        g0 += xr[l][0] * r;
+        g1 += xr[l][1] * r;
+        rr += r * r;
+      }
+      sums[0] += g0;
+      sums[1] += g1;
+      sums[2] += rr;
+      return;
+    }
+    Scalar r[R];
+    Scalar rr = 0;
+    for (int l = 0; l < R; ++l) {
+      r[l] = dot(xr[l], b, cols) - y(first + l);
+      rr += r[l] * r[l];
+    }
+    for (std::int64_t j = 0; j < cols; ++j) {
+      Scalar g = sums[j];
+      for (int l = 0; l < R; ++l) g += xr[l][j] * r[l];
+      sums[j] = g;
+    }
+    sums[cols] += rr;
+  }
+};
+template <class X, class Y>
+void generate_on_host(const X& x, const Y& y, bool single_variable, double noise, std::uint64_t seed) {
+  const std::size_t n = x.extent(0), cols = x.extent(1);
+  for (std::size_t i = 0; i < n; ++i)
+    y(i) = static_cast<typename Y::value_type>(generate_row(single_variable, n, cols, seed, noise, i, RowSetter<X>{x, i}));
+}
+
+template <class Space, class X, class Y>
+void generate(const Space& space, const X& x, const Y& y, bool single_variable, double noise, std::uint64_t seed) {
+  const std::size_t n = x.extent(0), cols = x.extent(1);
+  Kokkos::parallel_for(
+      "regression::generate", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, n),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        const auto row = static_cast<std::size_t>(i);
+        y(i) = static_cast<typename Y::value_type>(generate_row(single_variable, n, cols, seed, noise, row, RowSetter<X>{x, row}));
+      });
+}
+
+// The state of one fit on the device: beta, the gradient sums of a step (sums[cols] = sum r^2),
+// the loss of every step, the lowest loss and the growth floor, and where the fit diverged.
+template <class Scalar, class Space, class Beta, class Loss, class Diverged>
+struct Fit {
+  using View = Kokkos::View<Scalar*, Kokkos::LayoutRight, typename Space::memory_space>;
+  Beta beta;
+  Loss loss;
+  Diverged diverged_at;
+  View sums, best;
+};
+
+// beta = 0, nothing diverged, no loss seen.
+template <class Space, class F>
+void start(const Space& space, const F& fit) {
+  using Scalar = typename F::View::value_type;
+  const auto beta = fit.beta;
+  const auto best = fit.best;
+  const auto diverged_at = fit.diverged_at;
+  const auto cols = static_cast<std::int64_t>(beta.extent(0));
+  Kokkos::parallel_for(
+      "regression::start", Kokkos::RangePolicy<Space>(space, 0, 1), KOKKOS_LAMBDA(const int) {
+        for (std::int64_t j = 0; j < cols; ++j) beta(j) = Scalar(0);
+        best(0) = Scalar(-1);
+        best(1) = Scalar(0);
+        diverged_at(0) = -1;
+      });
+}
+
+// One pass over X: the gradient sums and the sum of squared residuals into fit.sums.
+template <class Space, class X, class Y, class F>
+void fused_sums(const Space& space, const X& x, const Y& y, const F& fit) {
+  using Scalar = typename F::View::value_type;
+  using MemorySpace = typename Space::memory_space;
+  const std::size_t n = x.extent(0), cols = x.extent(1);
+#if MINIAPP_HOST_SIMD
+  if constexpr (is_host_space<Space>()) {
+    if (cols >= static_cast<std::size_t>(simd::Pack<Scalar>::width)) {
+      PackedGradient<Scalar, MemorySpace> f{x, y, fit.beta, static_cast<unsigned>(cols + 1)};
+      Kokkos::parallel_reduce("regression::fused",
+                              Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, f.calls(n)), f,
+                              fit.sums);
+      return;
+    }
+  }
+#endif
+  FusedGradient<Scalar, MemorySpace> f{x, y, fit.beta, static_cast<unsigned>(cols + 1)};
+  Kokkos::parallel_reduce("regression::fused",
+                          Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, f.blocks(n)), f,
+                          fit.sums);
+}
+
+// r = X beta - y and g = (2/N) X^T r by gemv. X is row-major, which BLAS gemv (and Kokkos
+// Kernels' TPL path to it) does not take: seen as the column-major P+1 x N matrix X^T, the same
+// memory is what vendor gemv reads fastest (Kokkos Kernels' own row-major "T" product is far
+// slower; docs/tuning-notes.md).
+template <class Space, class X, class Y, class R, class F>
+void blas_sums(const Space& space, const X& x, const Y& y, const R& residual, const F& fit) {
+  using Scalar = typename F::View::value_type;
+  using MemorySpace = typename Space::memory_space;
+  const std::size_t n = x.extent(0), cols = x.extent(1);
+  const Kokkos::View<const Scalar**, Kokkos::LayoutLeft, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> xt(
+      x.data(), cols, n);
+  const auto r = residual;
+  Kokkos::deep_copy(space, r, y);
+  KokkosBlas::gemv("T", Scalar(1), xt, fit.beta, Scalar(-1), r);
+  Kokkos::parallel_reduce(
+      "regression::loss", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, n),
+      KOKKOS_LAMBDA(const std::int64_t i, Scalar& s) { s += r(i) * r(i); }, Kokkos::subview(fit.sums, cols));
+  const auto gradient = Kokkos::subview(fit.sums, std::make_pair(std::size_t(0), cols));
+  KokkosBlas::gemv("N", Scalar(2) / static_cast<Scalar>(n), xt, r, Scalar(0), gradient);
+}
+
+// Step k's update on one thread: records the loss, and stops updating once the loss is not finite
+// or grew (above the lowest so far by `growth`, plus 64 eps of the first loss).
+template <class Space, class F, class Scalar>
+void update(const Space& space, const F& fit, std::int64_t k, Scalar step, Scalar inv_n, Scalar growth) {
+  const auto beta = fit.beta;
+  const auto loss = fit.loss;
+  const auto diverged_at = fit.diverged_at;
+  const auto sums = fit.sums;
+  const auto best = fit.best;
+  const auto cols = static_cast<std::int64_t>(beta.extent(0));
+  const Scalar epsilon = std::numeric_limits<Scalar>::epsilon();
+  Kokkos::parallel_for(
+      "regression::update", Kokkos::RangePolicy<Space>(space, 0, 1), KOKKOS_LAMBDA(const int) {
+        const Scalar l = sums(cols) * inv_n;
+        loss(k) = l;
+        if (diverged_at(0) >= 0) return;
+        if (!compat::math::isfinite(l) || (best(0) >= Scalar(0) && l > best(0) * (Scalar(1) + growth) + best(1))) {
+          diverged_at(0) = k;
+          return;
+        }
+        if (best(0) < Scalar(0)) best(1) = Scalar(64) * epsilon * l;
+        if (best(0) < Scalar(0) || l < best(0)) best(0) = l;
+        for (std::int64_t j = 0; j < cols; ++j) beta(j) -= step * sums(j);
+      });
+}
+
+}  // namespace miniapp::regression

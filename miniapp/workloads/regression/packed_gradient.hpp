@@ -1,0 +1,160 @@
+#pragma once
+// The fused gradient sums vectorised by hand for CPUs (core/host_simd.hpp; GCC >= 12 or Clang,
+// host spaces of builds without a device backend).
+
+#include "miniapp/core/host_simd.hpp"
+#include "miniapp/core/kokkos_compat.hpp"
+
+#include <cstdint>
+#include <utility>
+
+namespace miniapp::regression {
+
+#if MINIAPP_HOST_SIMD
+// The same sums as FusedGradient, vectorised by hand for CPUs, where FusedGradient stays
+// compute-bound: its loops alone, with X in cache, take longer than one streaming read of X from
+// memory (docs/tuning-notes.md). Rows are cut into packs of the SIMD width; the last pack of a row ends at the row's end, and the columns it repeats are
+// masked out of beta (dot products) or left out of the sums (gradient). Needs columns >= the
+// pack's width; narrower models take FusedGradient. Each call takes kRowsPerCall rows, in one of
+// two ways:
+// - Models of up to kMaxResidentPacks packs (P <= 127 float32, P <= 63 float64): a row at a time,
+//   its packs held in registers from its dot product to its update, so X is loaded once, and the
+//   gradient sums in registers for the whole call. The pack count is a template parameter, which
+//   is what lets the compiler keep both arrays in registers.
+// - Wider models: blocks of one pack's width of rows (8 float32 or 4 float64), whose dot products
+//   come out of their accumulators in one transpose_sum, one lane per row; each row is loaded
+//   twice, once for the dot product and once, from L1, for the update. Rows that wide would
+//   spill from registers, which costs more than the second load (docs/tuning-notes.md).
+template <class Scalar, class MemorySpace>
+struct PackedGradient {
+  using Pack = simd::Pack<Scalar>;
+  using pack = typename Pack::type;
+  static constexpr int kWidth = Pack::width;
+  static constexpr int kMaxResidentPacks = 16;
+  static constexpr std::int64_t kRowsPerCall = 64;
+  using value_type = Scalar[];
+  Kokkos::View<const Scalar**, Kokkos::LayoutRight, MemorySpace> x;
+  Kokkos::View<const Scalar*, Kokkos::LayoutRight, MemorySpace> y, beta;
+  unsigned value_count;  // columns + 1
+
+  static std::int64_t calls(std::size_t n) {
+    return static_cast<std::int64_t>((n + kRowsPerCall - 1) / kRowsPerCall);
+  }
+
+  void operator()(const std::int64_t call, value_type sums) const {
+    const auto n = static_cast<std::int64_t>(x.extent(0));
+    const std::int64_t first = call * kRowsPerCall, last = first + kRowsPerCall < n ? first + kRowsPerCall : n;
+    const int packs = static_cast<int>((value_count - 1 + kWidth - 1) / kWidth);
+    if (packs <= kMaxResidentPacks)
+      resident(std::make_integer_sequence<int, kMaxResidentPacks>(), packs, first, last, sums);
+    else
+      blocks(first, last, sums);
+  }
+
+  // beta's last pack, columns [cols - width, cols), with its first width - fresh lanes (columns
+  // that the pack before it holds too) zero.
+  pack tail_beta(const std::int64_t cols, const int fresh) const {
+    return Pack::load(beta.data() + cols - kWidth) * Pack::last_lanes(fresh);
+  }
+
+  // resident_rows<packs>, packs in [1, sizeof...(K)].
+  template <int... K>
+  void resident(std::integer_sequence<int, K...>, const int packs, const std::int64_t first, const std::int64_t last,
+                value_type sums) const {
+    (void)((packs == K + 1 && (resident_rows<K + 1>(first, last, sums), true)) || ...);
+  }
+
+  template <int K>
+  void resident_rows(const std::int64_t first, const std::int64_t last, value_type sums) const {
+    const std::int64_t cols = value_count - 1;
+    const int fresh = static_cast<int>(cols - (K - 1) * kWidth);  // lanes of the last pack not in the one before
+    pack b[K];
+    for (int k = 0; k + 1 < K; ++k) b[k] = Pack::load(beta.data() + k * kWidth);
+    b[K - 1] = tail_beta(cols, fresh);
+    pack g[K] = {};
+    Scalar squares = 0;
+    for (std::int64_t i = first; i < last; ++i) {
+      const Scalar* xi = &x(i, 0);
+      pack xk[K];
+      for (int k = 0; k + 1 < K; ++k) xk[k] = Pack::load(xi + k * kWidth);
+      xk[K - 1] = Pack::load(xi + cols - kWidth);
+      // Two chains of multiply-adds, so the dot product's latency is half the pack count's.
+      pack even = xk[0] * b[0], odd{};
+      for (int k = 1; k < K; k += 2) {
+        odd += xk[k] * b[k];
+        if (k + 1 < K) even += xk[k + 1] * b[k + 1];
+      }
+      const Scalar r = Pack::sum(even + odd) - y(i);
+      squares += r * r;
+      for (int k = 0; k < K; ++k) g[k] += xk[k] * r;
+    }
+    for (int k = 0; k + 1 < K; ++k) Pack::store(sums + k * kWidth, Pack::load(sums + k * kWidth) + g[k]);
+    for (int l = kWidth - fresh; l < kWidth; ++l) sums[cols - kWidth + l] += g[K - 1][l];
+    sums[cols] += squares;
+  }
+
+  // r_l = x_(i+l) . beta - y_(i+l) for the block at row i, one lane per row.
+  pack residuals(const std::int64_t i, const std::int64_t cols, const pack& last_beta) const {
+    const Scalar* b = beta.data();
+    const Scalar* xr[kWidth];
+    for (int l = 0; l < kWidth; ++l) xr[l] = &x(i + l, 0);
+    pack dots[kWidth] = {};
+    std::int64_t j = 0;
+    for (; j + kWidth <= cols; j += kWidth) {
+      const pack bj = Pack::load(b + j);
+      for (int l = 0; l < kWidth; ++l) dots[l] += Pack::load(xr[l] + j) * bj;
+    }
+    for (int l = 0; l < kWidth; ++l) dots[l] += Pack::load(xr[l] + cols - kWidth) * last_beta;
+    return Pack::transpose_sum(dots) - Pack::load(&y(i));
+  }
+
+  // sums[j] += sum_l x_(i+l),j r_l: the whole packs of columns into sums, the last pack into
+  // tail_sums.
+  void accumulate(const std::int64_t i, const pack& r, const std::int64_t cols, Scalar* sums, pack& tail_sums) const {
+    const Scalar* xr[kWidth];
+    for (int l = 0; l < kWidth; ++l) xr[l] = &x(i + l, 0);
+    for (std::int64_t j = 0; j + kWidth <= cols; j += kWidth) {
+      // Two chains of multiply-adds: one chain through all rows would make its latency the
+      // loop's.
+      pack even = Pack::load(xr[0] + j) * r[0], odd = Pack::load(xr[1] + j) * r[1];
+      for (int l = 2; l < kWidth; l += 2) {
+        even += Pack::load(xr[l] + j) * r[l];
+        odd += Pack::load(xr[l + 1] + j) * r[l + 1];
+      }
+      Pack::store(sums + j, Pack::load(sums + j) + (even + odd));
+    }
+    for (int l = 0; l < kWidth; ++l) tail_sums += Pack::load(xr[l] + cols - kWidth) * r[l];
+  }
+
+  // Where the width divides the columns, the loops over whole packs take them all and the last
+  // pack repeats them all: its beta is zero.
+  void blocks(const std::int64_t first, const std::int64_t last, value_type sums) const {
+    const std::int64_t cols = value_count - 1, tail = cols - kWidth;
+    const int repeated = kWidth - static_cast<int>(cols % kWidth);  // leading lanes of the last pack
+    const Scalar* b = beta.data();
+    const pack last_beta = tail_beta(cols, kWidth - repeated);
+    pack tail_sums{}, squares{};
+    std::int64_t i = first;
+    for (; i + kWidth <= last; i += kWidth) {
+      const pack r = residuals(i, cols, last_beta);
+      squares += r * r;
+      accumulate(i, r, cols, sums, tail_sums);
+    }
+    for (; i < last; ++i) {  // the rows after the last whole block
+      const Scalar* xi = &x(i, 0);
+      pack dot{};
+      std::int64_t j = 0;
+      for (; j + kWidth <= cols; j += kWidth) dot += Pack::load(xi + j) * Pack::load(b + j);
+      dot += Pack::load(xi + tail) * last_beta;
+      const Scalar r = Pack::sum(dot) - y(i);
+      squares[0] += r * r;
+      for (j = 0; j + kWidth <= cols; j += kWidth) Pack::store(sums + j, Pack::load(sums + j) + Pack::load(xi + j) * r);
+      tail_sums += Pack::load(xi + tail) * r;
+    }
+    for (int l = repeated; l < kWidth; ++l) sums[tail + l] += tail_sums[l];
+    sums[cols] += Pack::sum(squares);
+  }
+};
+#endif
+
+}  // namespace miniapp::regression
