@@ -10,6 +10,7 @@
 #include "miniapp/core/runner.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/core/workload.hpp"
+#include "miniapp/report_command.hpp"
 #include "thread_sweep.hpp"
 
 #include <sched.h>
@@ -30,6 +31,8 @@ using namespace miniapp;
 namespace {
 
 constexpr const char* kUsage = R"(usage: miniapp [options] DECK.yaml
+       miniapp report RESULTS_DIR... [-o OUT]      plots and the answer as one report.html
+       miniapp advise RESULTS_DIR... [--assume-device H100|A100|MI250X]   GPU or CPU, from results
 
 Runs every case of the YAML deck on the requested Kokkos execution spaces and mirror
 policies, verifies each result, prints a table per case and writes results.json,
@@ -284,6 +287,7 @@ int run(const CommandLine& cli, const Deck& deck, Provenance provenance) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (is_report_subcommand(argc, argv)) return run_report_subcommand(argc, argv);
   CommandLine cli;
   try {
     cli = parse_command_line(argc, argv);

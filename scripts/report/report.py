@@ -18,9 +18,11 @@ import json
 import os
 import sys
 
-from miniapp_report import advisor, results
-
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)  # also under `python3 -I`, which leaves the script's directory out
+sys.dont_write_bytecode = True  # nothing written into the source tree or the install prefix
+
+from miniapp_report import advisor, results  # noqa: E402
 DEVICES = os.path.join(HERE, "devices.json")
 
 

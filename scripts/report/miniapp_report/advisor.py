@@ -508,7 +508,10 @@ def analyse(rs: ResultSet, profile: Optional[Tuple[str, dict]] = None, link_gbps
     for (c, prec, gen), gs in sorted(by_case.items(), key=lambda kv: kv[0]):
         families = same_problem_families(gs, rs.points)
         recs += [recommend(c, prec, gen, family, len(families) > 1) for family in families]
-    notes = list(rs.duplicates)
+    notes = []
+    if rs.duplicates:
+        notes.append(f"{len(rs.duplicates)} measurement(s) appear in more than one results file (Serial runs in every "
+                     "run of a thread sweep, for one); the first read is used, e.g. " + "; ".join(rs.duplicates[:3]))
     if not rs.calibration:
         notes.append("no calibration in these results: no roofline fractions (the in-binary probe is not "
                      "implemented yet; results.json gains a `calibration` block when it is)")

@@ -199,8 +199,8 @@ def load(directories: List[str]) -> ResultSet:
             c = case_parameters.get((m.get("case"), m.get("workload")), {})
             p = _point(m, s, {k: str(v) for k, v in (c.get("parameters") or {}).items()})
             if p.key() in seen:
-                duplicates.append(f"{p.case} {p.variant} n={p.size} {p.precision} {p.space_label} {p.policy}: "
-                                  f"in {seen[p.key()].source} and {p.source} (the first is used)")
+                duplicates.append(f"{p.case} {p.variant} n={p.size} {p.precision} {p.space_label} {p.policy} "
+                                  f"({seen[p.key()].source} and {p.source})")
                 continue
             seen[p.key()] = p
             points.append(p)
