@@ -12,6 +12,7 @@
 #include "miniapp/core/workload.hpp"
 #include "miniapp/merge.hpp"
 #include "miniapp/submit/commands.hpp"
+#include "miniapp/report_command.hpp"
 #include "thread_sweep.hpp"
 
 #include <sched.h>
@@ -35,6 +36,8 @@ constexpr const char* kUsage = R"(usage: miniapp [options] DECK.yaml
        miniapp submit DECK --site NAME [options]   a batch script for a site's Slurm
        miniapp merge DIR... [options]              collate results of array tasks, twins
        miniapp queue-wait [options]                median queue wait per partition (sacct)
+       miniapp report RESULTS_DIR... [-o OUT]      plots and the answer as one report.html
+       miniapp advise RESULTS_DIR... [--assume-device H100|A100|MI250X]   GPU or CPU, from results
 
 Runs every case of the YAML deck on the requested Kokkos execution spaces and mirror
 policies, verifies each result, prints a table per case and writes results.json,
@@ -303,6 +306,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && argv[1] == std::string("submit")) return submit::run_submit(argc - 1, argv + 1);
   if (argc > 1 && argv[1] == std::string("merge")) return run_merge(argc - 1, argv + 1);
   if (argc > 1 && argv[1] == std::string("queue-wait")) return submit::run_queue_wait(argc - 1, argv + 1);
+  if (is_report_subcommand(argc, argv)) return run_report_subcommand(argc, argv);
   CommandLine cli;
   try {
     cli = parse_command_line(argc, argv);

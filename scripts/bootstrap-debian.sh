@@ -5,6 +5,7 @@
 #   scripts/bootstrap-debian.sh [--backend host|cuda|hip] [--print-prefix] [--packages-only]
 #                               [--print-sources]
 #   scripts/bootstrap-debian.sh --fuzz-packages
+#   scripts/bootstrap-debian.sh --report-packages
 #
 #   --backend host  (default) Serial + OpenMP with g++
 #   --backend cuda  Serial + OpenMP + CUDA (sm_80), compiled with Kokkos' nvcc_wrapper; needs
@@ -13,6 +14,8 @@
 #   --backend hip   Serial + OpenMP + HIP (gfx908), compiled with Debian's hipcc (installed)
 #   --fuzz-packages only installs Debian's clang with libFuzzer and LLVM's OpenMP headers, for the
 #                   deck fuzz target (tests/sanitize/check_sanitizers.sh fuzz)
+#   --report-packages only installs what `miniapp report` and its tests use: Debian's python3 with
+#                   matplotlib and numpy, and chromium (headless, for the report's screenshot test)
 #
 # The prefix is keyed by Kokkos version, Kokkos Kernels version, backends and compiler, e.g.
 #   ~/.cache/kokkos-miniapp/kokkos-3.4.01_kk-3.4.01_serial-openmp_gcc-12
@@ -49,6 +52,7 @@ PRINT_PREFIX=0
 PACKAGES_ONLY=0
 FUZZ_PACKAGES_ONLY=0
 PRINT_SOURCES=0
+REPORT_PACKAGES_ONLY=0
 BACKEND=host
 
 while [ $# -gt 0 ]; do
@@ -57,6 +61,7 @@ while [ $# -gt 0 ]; do
     --packages-only) PACKAGES_ONLY=1 ;;
     --fuzz-packages) FUZZ_PACKAGES_ONLY=1 ;;
     --print-sources) PRINT_SOURCES=1 ;;
+    --report-packages) REPORT_PACKAGES_ONLY=1 ;;
     --backend) [ $# -ge 2 ] || { echo "bootstrap: --backend needs host, cuda or hip" >&2; exit 2; }
                BACKEND=$2; shift ;;
     --backend=*) BACKEND=${1#--backend=} ;;
@@ -273,6 +278,11 @@ main() {
     [ -n "$llvm" ] || die "Debian's archive has no clang package"
     ensure_packages clang "libfuzzer-${llvm#clang-}-dev" "libomp-${llvm#clang-}-dev"
     log "fuzzing packages ready"
+    return 0
+  fi
+  if [ "$REPORT_PACKAGES_ONLY" -eq 1 ]; then
+    ensure_packages python3 python3-matplotlib python3-numpy chromium fonts-dejavu-core
+    log "report packages ready"
     return 0
   fi
   ensure_packages "${PACKAGES[@]}"

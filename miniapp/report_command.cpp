@@ -1,0 +1,303 @@
+#include "miniapp/report_command.hpp"
+
+#include "miniapp/core/exit_codes.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifndef MINIAPP_SOURCE_DIR
+#define MINIAPP_SOURCE_DIR ""
+#endif
+
+namespace fs = std::filesystem;
+
+namespace miniapp {
+namespace {
+
+constexpr const char* kSchema = "kokkos-miniapp-results/1";
+
+constexpr const char* kReportUsage = R"(usage: miniapp report RESULTS_DIR... [-o OUT] [--assume-device NAME] [--link-GBps X]
+
+Writes OUT/report.html, one self-contained page (figures inlined; opens anywhere after scp),
+and next to it the figures as PNGs, plot-data.json (the data of every figure as drawn) and
+advice.json (the advisor's conclusions, as `miniapp advise` prints them):
+  - median time per iteration against size per space and variant, log-log, crossovers marked;
+  - time per phase (host->device, compute, device->host) per space and mirror policy;
+  - speedup against host threads where a thread sweep ran (`threads: [1, 2, 4]` in the deck);
+  - a roofline per space where the results carry calibration data (else it says so);
+  - the advisor's answer per case and the provenance (machine, CPU, GPU, versions, deck).
+
+A RESULTS_DIR is an output directory of miniapp: it holds results.json, or threads-N/results.json
+of a thread sweep. Several directories are read together (e.g. a host run and a GPU run).
+
+options:
+  -o, --output OUT        output directory (default: RESULTS_DIR/report of the first one)
+      --assume-device NAME  also predict for a device not measured: H100, A100 or MI250X
+                          (published figures in scripts/report/devices.json); labelled as a
+                          prediction, never mixed with measurements
+      --link-GBps X       host<->device link bandwidth for the transfer analysis (default: measured
+                          copies, else calibration, else the assumed device's, else seed 003's 15)
+  -h, --help              show this help and exit
+
+Needs python3 with matplotlib (Debian: python3-matplotlib; scripts/bootstrap-debian.sh
+--report-packages installs it). MINIAPP_PYTHON picks the interpreter, MINIAPP_REPORT_SCRIPT
+the script.
+
+exit codes:
+  0  report written
+  2  bad input: a directory missing, no results.json, another schema, no measurements, an
+     unknown device, a bad option
+  3  runtime error: no python3 with matplotlib, output not writable
+)";
+
+constexpr const char* kAdviseUsage = R"(usage: miniapp advise RESULTS_DIR... [-o DIR] [--assume-device NAME] [--link-GBps X]
+
+Answers, from measured results, "is a GPU (or more CPU cores) worth it, copies included?" and
+prints, per case, variant and precision:
+  - the crossover size where a device space beats the best host space (a) with data resident,
+    (b) copying every iteration, or "never in the measured range" with the range;
+  - Serial against OpenMP/Threads, and the best thread count where a thread sweep ran;
+  - the flops per transferred value from which copies amortise (seed 003's reasoning) at the
+    stated link bandwidth, against what the workload does;
+  - with --assume-device, a roofline PREDICTION for a device not measured, labelled as such;
+  - one line per case: the fastest configuration per size range.
+Every number used is printed. The same data goes to DIR/advice.json.
+
+This reads existing results; it runs no measurements. Make them with a size sweep, e.g.
+  miniapp input/distance-seed002-small-n-sweep.yaml -o results/sweep && miniapp advise results/sweep
+
+options:
+  -o, --output DIR        where advice.json goes (default: the first RESULTS_DIR)
+      --assume-device NAME  predict for H100, A100 or MI250X (scripts/report/devices.json)
+      --link-GBps X       host<->device link bandwidth (default: measured copies, else calibration,
+                          else the assumed device's, else seed 003's 15 GB/s)
+  -h, --help              show this help and exit
+
+Needs python3 (the standard library only). MINIAPP_PYTHON picks the interpreter.
+
+exit codes:
+  0  advice printed and advice.json written
+  2  bad input: as for `miniapp report`, and results with one size only (no crossover to find)
+  3  runtime error: no python3, advice.json not writable
+)";
+
+struct BadInput : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct UsageError : BadInput {  // the command line itself: the message points at --help
+  using BadInput::BadInput;
+};
+struct RuntimeProblem : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Arguments {
+  std::string subcommand;
+  std::vector<std::string> directories;
+  std::vector<std::string> passed_on;  // options for the script, as given
+  bool help = false;
+};
+
+Arguments parse(int argc, char** argv) {
+  Arguments a;
+  a.subcommand = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto with_value = [&](const std::string& name) {
+      std::string value;
+      if (arg.size() > name.size() && arg.compare(0, name.size() + 1, name + "=") == 0) {
+        value = arg.substr(name.size() + 1);
+      } else {
+        if (i + 1 >= argc) throw UsageError(name + " needs a value");
+        value = argv[++i];
+      }
+      if (value.empty()) throw UsageError(name + " needs a value");
+      a.passed_on.push_back(name);
+      a.passed_on.push_back(value);
+      return value;
+    };
+    auto is = [&](const std::string& name) { return arg == name || arg.rfind(name + "=", 0) == 0; };
+    if (arg == "-h" || arg == "--help") a.help = true;
+    else if (arg == "-o" || is("--output")) with_value("--output");
+    else if (is("--assume-device")) with_value("--assume-device");
+    else if (is("--link-GBps")) {
+      const std::string v = with_value("--link-GBps");
+      char* end = nullptr;
+      const double x = std::strtod(v.c_str(), &end);
+      if (*end != '\0' || !(x > 0) || x > 1e9) throw UsageError("--link-GBps: '" + v + "' is not a positive number of GB/s");
+    } else if (arg.size() > 1 && arg[0] == '-') throw UsageError("unknown option '" + arg + "'");
+    else a.directories.push_back(arg);
+  }
+  if (!a.help && a.directories.empty()) throw UsageError("no results directory given");
+  return a;
+}
+
+std::vector<fs::path> result_files(const std::string& directory) {
+  std::error_code ec;
+  const fs::path dir(directory);
+  if (!fs::exists(dir, ec)) throw BadInput(directory + ": no such directory");
+  if (!fs::is_directory(dir, ec)) throw BadInput(directory + ": not a directory (give the directory that holds results.json)");
+  std::vector<fs::path> files;
+  if (fs::is_regular_file(dir / "results.json", ec)) files.push_back(dir / "results.json");
+  static const std::regex sweep_run("threads-[0-9]+");
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.is_directory(ec) && std::regex_match(entry.path().filename().string(), sweep_run) &&
+        fs::is_regular_file(entry.path() / "results.json", ec))
+      files.push_back(entry.path() / "results.json");
+  if (files.empty()) throw BadInput(directory + ": no results.json in it (nor threads-N/results.json of a thread sweep)");
+  return files;
+}
+
+// The checks that need no Python: valid JSON (yaml-cpp reads it), our schema, some measurements.
+void check_results_file(const fs::path& file) {
+  YAML::Node doc;
+  try {
+    doc = YAML::LoadFile(file.string());
+  } catch (const YAML::Exception& e) {
+    throw BadInput(file.string() + ": not valid JSON (line " + std::to_string(e.mark.line + 1) + ", column " +
+                   std::to_string(e.mark.column + 1) + ": " + e.msg + ")");
+  }
+  if (!doc.IsMap()) throw BadInput(file.string() + ": not a mini-app results file (the top level is not an object)");
+  const YAML::Node schema = doc["schema"];
+  const std::string found = schema && schema.IsScalar() ? schema.as<std::string>() : std::string();
+  if (found != kSchema)
+    throw BadInput(file.string() + ": " + (found.empty() ? std::string("no schema field") : "schema '" + found + "'") +
+                   "; expected '" + kSchema + "' (a results.json written by miniapp)");
+  const YAML::Node measurements = doc["measurements"];
+  if (!measurements || !measurements.IsSequence() || measurements.size() == 0) {
+    const YAML::Node status = doc["status"];
+    throw BadInput(file.string() + ": holds no measurements (status '" +
+                   (status && status.IsScalar() ? status.as<std::string>() : std::string("?")) + "'); nothing to " +
+                   "report");
+  }
+}
+
+fs::path executable_directory() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path();
+}
+
+// The script: MINIAPP_REPORT_SCRIPT, the installed share directory, the source tree it was built from.
+fs::path find_script() {
+  std::vector<fs::path> tried;
+  if (const char* env = std::getenv("MINIAPP_REPORT_SCRIPT")) {
+    if (fs::is_regular_file(env)) return env;
+    throw RuntimeProblem(std::string("MINIAPP_REPORT_SCRIPT=") + env + " is not a file");
+  }
+  const fs::path exe_dir = executable_directory();
+  if (!exe_dir.empty()) tried.push_back(exe_dir.parent_path() / "share" / "kokkos-miniapp" / "report" / "report.py");
+  if (std::strlen(MINIAPP_SOURCE_DIR) > 0) tried.push_back(fs::path(MINIAPP_SOURCE_DIR) / "scripts" / "report" / "report.py");
+  for (const fs::path& p : tried)
+    if (fs::is_regular_file(p)) return p;
+  std::string list;
+  for (const fs::path& p : tried) list += (list.empty() ? "" : ", ") + p.string();
+  throw RuntimeProblem("cannot find the report script (tried " + list + "); set MINIAPP_REPORT_SCRIPT");
+}
+
+// Runs `python -c code` silently; true when it exits 0.
+bool probe(const std::string& python, const char* code) {
+  const pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen("/dev/null", "w", stderr);
+    execl(python.c_str(), python.c_str(), "-c", code, static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+std::vector<std::string> python_candidates() {
+  if (const char* env = std::getenv("MINIAPP_PYTHON")) return {env};
+  std::vector<std::string> out;
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream dirs(path);
+    std::string dir;
+    while (std::getline(dirs, dir, ':'))
+      if (!dir.empty() && access((fs::path(dir) / "python3").c_str(), X_OK) == 0) {
+        out.push_back((fs::path(dir) / "python3").string());
+        break;
+      }
+  }
+  // Debian's interpreter, where python3-matplotlib installs, even when another python3 comes first.
+  if (access("/usr/bin/python3", X_OK) == 0 && std::find(out.begin(), out.end(), "/usr/bin/python3") == out.end())
+    out.push_back("/usr/bin/python3");
+  return out;
+}
+
+std::string find_python(bool needs_matplotlib) {
+  const std::vector<std::string> candidates = python_candidates();
+  std::string tried;
+  for (const std::string& python : candidates) {
+    tried += (tried.empty() ? "" : ", ") + python;
+    if (probe(python, needs_matplotlib ? "import matplotlib" : "import json")) return python;
+  }
+  const std::string how = " (Debian: apt-get install python3-matplotlib, or scripts/bootstrap-debian.sh --report-packages; "
+                          "MINIAPP_PYTHON=/path/to/python3 picks another interpreter)";
+  if (candidates.empty()) throw RuntimeProblem("no python3 found on PATH or in /usr/bin" + how);
+  if (needs_matplotlib) throw RuntimeProblem("no python3 with matplotlib: tried " + tried + how);
+  throw RuntimeProblem("python3 does not run: tried " + tried + how);
+}
+
+}  // namespace
+
+bool is_report_subcommand(int argc, char** argv) {
+  return argc > 1 && (std::strcmp(argv[1], "report") == 0 || std::strcmp(argv[1], "advise") == 0);
+}
+
+int run_report_subcommand(int argc, char** argv) {
+  const std::string name = argv[1];
+  Arguments args;
+  try {
+    args = parse(argc, argv);
+    if (args.help) {
+      std::cout << (name == "report" ? kReportUsage : kAdviseUsage);
+      return exit_code::kAllVerified;
+    }
+    for (const std::string& d : args.directories)
+      for (const fs::path& f : result_files(d)) check_results_file(f);
+  } catch (const UsageError& e) {
+    std::cerr << "miniapp " << name << ": " << e.what() << " (see miniapp " << name << " --help)\n";
+    return exit_code::kBadInput;
+  } catch (const BadInput& e) {
+    std::cerr << "miniapp " << name << ": " << e.what() << "\n";
+    return exit_code::kBadInput;
+  }
+  try {
+    const fs::path script = find_script();
+    const std::string python = find_python(name == "report");
+    std::vector<std::string> command = {python, script.string(), name};
+    command.insert(command.end(), args.passed_on.begin(), args.passed_on.end());
+    command.push_back("--");
+    command.insert(command.end(), args.directories.begin(), args.directories.end());
+    std::vector<char*> c_argv;
+    for (std::string& s : command) c_argv.push_back(s.data());
+    c_argv.push_back(nullptr);
+    std::cout.flush();
+    execv(python.c_str(), c_argv.data());
+    throw RuntimeProblem("cannot run " + python + ": " + std::strerror(errno));
+  } catch (const RuntimeProblem& e) {
+    std::cerr << "miniapp " << name << ": " << e.what() << "\n";
+    return exit_code::kRuntimeError;
+  }
+}
+
+}  // namespace miniapp

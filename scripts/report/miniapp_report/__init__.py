@@ -1,0 +1,1 @@
+"""The mini-app's report and advisor (`miniapp report`, `miniapp advise`)."""

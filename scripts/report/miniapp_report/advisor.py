@@ -1,0 +1,625 @@
+"""The GPU-or-CPU advisor: from measured medians to crossover sizes and a recommendation.
+
+Everything here is a pure function of a ResultSet (and, for predictions, a device profile), so the
+report and `miniapp advise` print the same conclusions. Every number the advice rests on is kept
+in the returned structures (and so in advice.json).
+
+Definitions
+- best host(n): the fastest host space at size n (Serial, OpenMP/Threads at each measured thread
+  count); on a host space the copy policies alias, so one policy stands for the space
+  (results.HOST_POLICY_ORDER).
+- crossover of A over B: the smallest measured size from which A is faster than B at every larger
+  measured size; between the last size where A loses and the first where it wins, the sizes where
+  the two runtimes cross on a log-log plot (straight lines between measured points): the estimate.
+- transfers amortise (seed 003): copying one value of s bytes over a link of L bytes/s costs s/L;
+  computing k flops on it saves k (1/F_host - 1/F_device) seconds. Copies pay from
+  k* = s / (L (1/F_host - 1/F_device)) flops per transferred value. Seed 003's own figures
+  (15 GB/s link, 1 TFLOP/s GPU, 1 GFLOP/s CPU, float64) give k* = 0.53.
+"""
+
+import math
+from dataclasses import dataclass, field, asdict
+from typing import Dict, List, Optional, Tuple
+
+from .results import InputError, Point, ResultSet, host_representative
+
+SEED003_LINK_GBPS = 15.0
+VALUE_BYTES = {"float32": 4, "float64": 8}
+
+
+# ---------------------------------------------------------------------------------------------
+# Crossover
+
+
+@dataclass
+class Crossover:
+    challenger: str
+    incumbent: str
+    status: str                 # always | from | never | no-common-size
+    sizes: List[int]            # sizes where both were measured
+    first_winning: Optional[int] = None
+    last_losing: Optional[int] = None
+    estimate: Optional[float] = None    # log-log interpolated crossing between last_losing and first_winning
+    wins_below: List[int] = field(default_factory=list)  # sizes where the challenger won but lost later
+
+    def text(self) -> str:
+        if self.status == "no-common-size":
+            return f"{self.challenger} vs {self.incumbent}: never measured at a common size"
+        lo, hi = self.sizes[0], self.sizes[-1]
+        measured = f"n = {lo}..{hi}" if lo != hi else f"n = {lo}, the only size measured"
+        if self.status == "always":
+            return f"{self.challenger} is faster than {self.incumbent} at every measured size ({measured})"
+        if self.status == "never":
+            extra = f" (it wins only at n = {', '.join(map(str, self.wins_below))})" if self.wins_below else ""
+            return f"{self.challenger} never beats {self.incumbent} in the measured range ({measured}){extra}"
+        est = f"; crossing at n ~ {self.estimate:.4g} (log-log interpolation)" if self.estimate else ""
+        extra = f"; it also won at n = {', '.join(map(str, self.wins_below))}" if self.wins_below else ""
+        return (f"{self.challenger} beats {self.incumbent} from n = {self.first_winning} "
+                f"(loses at n = {self.last_losing}{est}{extra}; measured n = {lo}..{hi})")
+
+
+def crossover(challenger: str, a: Dict[int, float], incumbent: str, b: Dict[int, float]) -> Crossover:
+    """Where the times a(n) of the challenger fall below b(n) of the incumbent for good."""
+    sizes = sorted(set(a) & set(b))
+    if not sizes:
+        return Crossover(challenger, incumbent, "no-common-size", [])
+    wins = [a[n] < b[n] for n in sizes]
+    if all(wins):
+        return Crossover(challenger, incumbent, "always", sizes, first_winning=sizes[0])
+    last_loss = max(i for i, w in enumerate(wins) if not w)
+    earlier_wins = [sizes[i] for i in range(last_loss) if wins[i]]
+    if last_loss == len(sizes) - 1:
+        return Crossover(challenger, incumbent, "never", sizes, wins_below=earlier_wins)
+    n0, n1 = sizes[last_loss], sizes[last_loss + 1]
+    # log(a/b) is linear in log n between the two points on a log-log plot; it is >= 0 at n0, < 0 at n1.
+    r0, r1 = math.log(a[n0] / b[n0]), math.log(a[n1] / b[n1])
+    t = r0 / (r0 - r1)
+    estimate = math.exp(math.log(n0) + t * (math.log(n1) - math.log(n0)))
+    return Crossover(challenger, incumbent, "from", sizes, first_winning=n1, last_losing=n0, estimate=estimate,
+                     wins_below=earlier_wins)
+
+
+# ---------------------------------------------------------------------------------------------
+# Transfer amortisation (seed 003)
+
+
+def amortising_intensity(value_bytes: float, link_bytes_per_s: float, host_flops_per_s: float,
+                         device_flops_per_s: float) -> Optional[float]:
+    """Flops per transferred value from which copying to the device pays; None if it never does
+    (the device computes no faster than the host). device_flops_per_s may be math.inf."""
+    saving_per_flop = 1.0 / host_flops_per_s - (0.0 if math.isinf(device_flops_per_s) else 1.0 / device_flops_per_s)
+    if saving_per_flop <= 0:
+        return None
+    return value_bytes / (link_bytes_per_s * saving_per_flop)
+
+
+# ---------------------------------------------------------------------------------------------
+# Device profiles and predictions
+
+
+def load_profiles(path: str) -> Dict[str, dict]:
+    import json
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)["devices"]
+
+
+def find_profile(profiles: Dict[str, dict], name: str) -> Tuple[str, dict]:
+    for key, profile in profiles.items():
+        if key.lower() == name.lower():
+            return key, profile
+    raise InputError(f"--assume-device: unknown device {name!r}; known: {', '.join(sorted(profiles))} "
+                     f"(profiles in scripts/report/devices.json)")
+
+
+def launches_per_iteration(p: Point) -> Tuple[int, str]:
+    """Kernel launches in one harness iteration, as far as the results tell."""
+    steps = p.parameters.get("iterations")
+    if p.workload == "regression" and steps and steps.isdigit():
+        return 2 * int(steps), f"2 per gradient step x {steps} steps"
+    return 1, "1 per iteration"
+
+
+def transfer_bytes_estimate(p: Point, measured: Optional[float]) -> Tuple[float, str]:
+    if measured:
+        return measured, "measured on the device"
+    steps = p.parameters.get("iterations")
+    if steps and steps.isdigit() and int(steps) > 0:
+        return (p.bytes_moved_by_kernel / int(steps),
+                "estimate: kernel bytes per pass over the data (work bytes / iterations); host runs move none")
+    return p.bytes_moved_by_kernel, "estimate: kernel bytes (inputs read + outputs written); host runs move none"
+
+
+@dataclass
+class Prediction:
+    size: int
+    flops: float
+    kernel_bytes: float
+    transfer_bytes: float
+    transfer_bytes_source: str
+    launches: int
+    launches_source: str
+    resident_s: float
+    copy_every_iteration_s: float
+    best_host_s: float
+    best_host: str
+    measured_resident_s: Optional[float] = None
+    measured_copy_s: Optional[float] = None
+
+
+def predict(p: Point, profile: dict, link_bytes_per_s: float, measured_transfer: Optional[float]) -> Prediction:
+    """Roofline bound of device time for the work of host measurement p: the device at its
+    published peak and memory bandwidth (a lower bound on time), plus launch latency, plus the
+    copies over the link for copy-every-iteration."""
+    peak = profile["peak_GFLOPs"][p.precision] * 1e9
+    bandwidth = profile["memory_GBps"] * 1e9
+    launches, launches_source = launches_per_iteration(p)
+    transfer, transfer_source = transfer_bytes_estimate(p, measured_transfer)
+    resident = max(p.flops / peak, p.bytes_moved_by_kernel / bandwidth) + launches * profile["launch_latency_us"] * 1e-6
+    return Prediction(size=p.size, flops=p.flops, kernel_bytes=p.bytes_moved_by_kernel, transfer_bytes=transfer,
+                      transfer_bytes_source=transfer_source, launches=launches, launches_source=launches_source,
+                      resident_s=resident, copy_every_iteration_s=resident + transfer / link_bytes_per_s,
+                      best_host_s=p.total, best_host=p.space_label)
+
+
+# ---------------------------------------------------------------------------------------------
+# Per group analysis
+
+
+@dataclass
+class Link:
+    gbps: float
+    source: str
+
+
+@dataclass
+class GroupAdvice:
+    case: str
+    workload: str
+    variant: str
+    precision: str
+    generate: str
+    sizes: List[int]
+    failed: List[str]
+    best_host: Dict[int, Tuple[float, str]]           # n -> (seconds, space label)
+    device: Dict[str, Dict[str, Dict[int, float]]]    # space -> policy -> n -> seconds
+    crossovers: List[Crossover]
+    threads: Dict[str, Dict[int, Dict[int, float]]]   # host space -> n -> threads -> seconds
+    thread_notes: List[str]
+    cores_matching_device: List[str]
+    amortisation: Optional[dict]
+    prediction: Optional[dict]
+
+    @property
+    def label(self) -> str:
+        gen = "" if self.generate == "host" else f", inputs generated on {self.generate}"
+        return f"{self.case} / {self.variant} / {self.precision}{gen}"
+
+
+def choose_link(rs: ResultSet, link_gbps: Optional[float], profile: Optional[Tuple[str, dict]]) -> Link:
+    if link_gbps:
+        return Link(link_gbps, "--link-GBps")
+    measured = sorted(p.link_gbps for p in rs.points
+                      if not p.host and p.policy == "copy-every-iteration" and p.link_gbps > 0)
+    if measured:
+        mid = measured[len(measured) // 2]
+        return Link(mid, f"measured: median transfers.bandwidth_GBps of {len(measured)} copy-every-iteration "
+                         f"measurement(s)")
+    for space, cal in rs.calibration.items():
+        link = cal.get("link_GBps") or {}
+        value = link.get("pageable_to_device") or link.get("pinned_to_device")
+        if value:
+            return Link(float(value), f"calibration of {space} (host->device)")
+    if profile:
+        name, prof = profile
+        return Link(float(prof["link_GBps"]), f"published figure for {prof['name']} ({prof.get('link', 'host link')})")
+    return Link(SEED003_LINK_GBPS, "seed 003's assumption (no device measured, no --link-GBps)")
+
+
+def _groups(points: List[Point]) -> Dict[Tuple, List[Point]]:
+    groups: Dict[Tuple, List[Point]] = {}
+    for p in points:
+        groups.setdefault((p.case, p.workload, p.variant, p.precision, p.generate), []).append(p)
+    return groups
+
+
+def analyse_group(key: Tuple, points: List[Point], link: Link, profile: Optional[Tuple[str, dict]]) -> GroupAdvice:
+    case, workload, variant, precision, generate = key
+    failed = sorted({f"{p.space_label} {p.policy} n={p.size}" for p in points if p.failed})
+    good = [p for p in points if not p.failed]
+    sizes = sorted({p.size for p in good})
+    hosts = host_representative(good)
+
+    best_host: Dict[int, Tuple[float, str]] = {}
+    best_host_point: Dict[int, Point] = {}
+    for p in hosts:
+        if p.size not in best_host or p.total < best_host[p.size][0]:
+            best_host[p.size] = (p.total, p.space_label)
+            best_host_point[p.size] = p
+
+    device: Dict[str, Dict[str, Dict[int, float]]] = {}
+    device_points: Dict[Tuple[str, str, int], Point] = {}
+    for p in good:
+        if not p.host:
+            device.setdefault(p.space, {}).setdefault(p.policy, {})[p.size] = p.total
+            device_points[(p.space, p.policy, p.size)] = p
+
+    crossovers: List[Crossover] = []
+    host_times = {n: t for n, (t, _) in best_host.items()}
+    for space, policies in sorted(device.items()):
+        if "all-resident" in policies:
+            crossovers.append(crossover(f"{space} (data resident)", policies["all-resident"], "the best host space",
+                                        host_times))
+        if "copy-every-iteration" in policies:
+            crossovers.append(crossover(f"{space} (copying every iteration)", policies["copy-every-iteration"],
+                                        "the best host space", host_times))
+
+    # Serial against the parallel host spaces, each at its best thread count per size.
+    serial = {p.size: p.total for p in hosts if p.space == "serial"}
+    parallel: Dict[str, Dict[int, float]] = {}
+    threads: Dict[str, Dict[int, Dict[int, float]]] = {}
+    for p in hosts:
+        if p.space == "serial":
+            continue
+        per = parallel.setdefault(p.space, {})
+        per[p.size] = min(per.get(p.size, math.inf), p.total)
+        threads.setdefault(p.space, {}).setdefault(p.size, {})[p.threads or 0] = p.total
+    for space, times in sorted(parallel.items()):
+        if serial:
+            counts = sorted({t for per_size in threads[space].values() for t in per_size})
+            label = f"{space} ({'/'.join(map(str, counts))} threads, best per size)" if len(counts) > 1 \
+                else f"{space} ({counts[0]} threads)"
+            crossovers.append(crossover(label, times, "serial", serial))
+
+    thread_notes: List[str] = []
+    for space, per_size in sorted(threads.items()):
+        swept = {n: t for n, t in per_size.items() if len(t) > 1}
+        if not swept:
+            continue
+        n = max(swept)
+        counts = sorted(swept[n])
+        base = swept[n][counts[0]]
+        best = min(counts, key=lambda c: swept[n][c])
+        speedups = ", ".join(f"{c}: {base / swept[n][c]:.2f}x" for c in counts)
+        thread_notes.append(f"{space} at n = {n}: speedup over {counts[0]} thread(s) {speedups}; fastest with {best} "
+                            f"threads (parallel efficiency {base / swept[n][best] * counts[0] / best:.0%})")
+        best_by_size = ", ".join(f"n={m}: {min(t, key=lambda c: t[c])}" for m, t in sorted(swept.items()))
+        thread_notes.append(f"{space} fastest thread count per size: {best_by_size}")
+
+    cores: List[str] = []
+    for space, policies in sorted(device.items()):
+        resident = policies.get("all-resident", {})
+        common = sorted(set(resident) & set(serial))
+        if not common:
+            continue
+        n = common[-1]
+        ratio = serial[n] / resident[n]
+        line = (f"at n = {n}, one {space} device (data resident) does the work of {ratio:.1f} serial cores at "
+                f"perfect scaling")
+        for hspace, per_size in sorted(threads.items()):
+            counts = per_size.get(n, {})
+            enough = sorted(c for c, t in counts.items() if t <= resident[n])
+            if enough:
+                line += f"; {hspace} matches it with {enough[0]} threads (measured)"
+            elif counts:
+                line += f"; {hspace} at {max(counts)} threads is still {counts[max(counts)] / resident[n]:.1f}x slower"
+        cores.append(line)
+
+    amortisation = None
+    if sizes and best_host_point:
+        n = max(best_host_point)
+        hp = best_host_point[n]
+        s = VALUE_BYTES.get(precision, 8)
+        host_rate = hp.gflops * 1e9
+        dev = {sp: device_points.get((sp, "all-resident", n)) for sp in device}
+        dev = {sp: p for sp, p in dev.items() if p and p.gflops > 0}
+        if dev:
+            space, dp = max(dev.items(), key=lambda kv: kv[1].gflops)
+            device_rate, device_source = dp.gflops * 1e9, f"measured on {space} (data resident) at n = {n}"
+        elif profile:
+            pred = predict(hp, profile[1], link.gbps * 1e9, None)
+            device_rate = hp.flops / pred.resident_s if pred.resident_s > 0 else math.inf
+            device_source = f"PREDICTED for {profile[1]['name']} (roofline at published peaks, n = {n})"
+        else:
+            device_rate, device_source = math.inf, "no device: an infinitely fast one (the most favourable case)"
+        copy_points = [device_points.get((sp, "copy-every-iteration", n)) for sp in device]
+        measured_transfer = next((p.transfer_bytes for p in copy_points if p and p.transfer_bytes > 0), None)
+        transfer, transfer_source = transfer_bytes_estimate(hp, measured_transfer)
+        k_star = amortising_intensity(s, link.gbps * 1e9, host_rate, device_rate) if host_rate > 0 else None
+        k = hp.flops / (transfer / s) if transfer > 0 else None
+        amortisation = {
+            "size": n, "value_bytes": s, "link_GBps": link.gbps, "link_source": link.source,
+            "host_GFLOPs": hp.gflops, "host": hp.space_label,
+            "device_GFLOPs": None if math.isinf(device_rate) else device_rate * 1e-9, "device_source": device_source,
+            "flops_per_iteration": hp.flops, "transfer_bytes_per_iteration": transfer,
+            "transfer_bytes_source": transfer_source,
+            "amortising_flops_per_value": k_star, "workload_flops_per_value": k,
+            "amortises": None if k is None or k_star is None else k >= k_star,
+        }
+
+    prediction = None
+    if profile and best_host_point:
+        name, prof = profile
+        rows = []
+        for n in sorted(best_host_point):
+            hp = best_host_point[n]
+            measured_transfer = next((device_points[(sp, "copy-every-iteration", n)].transfer_bytes for sp in device
+                                      if (sp, "copy-every-iteration", n) in device_points), None)
+            pr = predict(hp, prof, link.gbps * 1e9, measured_transfer)
+            for sp in device:
+                if (sp, "all-resident", n) in device_points:
+                    pr.measured_resident_s = device_points[(sp, "all-resident", n)].total
+                if (sp, "copy-every-iteration", n) in device_points:
+                    pr.measured_copy_s = device_points[(sp, "copy-every-iteration", n)].total
+            rows.append(pr)
+        host_t = {r.size: r.best_host_s for r in rows}
+        prediction = {
+            "device": name, "profile": prof, "link_GBps": link.gbps, "link_source": link.source,
+            "rows": [asdict(r) for r in rows],
+            "crossovers": [asdict(crossover(f"{name} (data resident, predicted)", {r.size: r.resident_s for r in rows},
+                                            "the best host space (measured)", host_t)),
+                           asdict(crossover(f"{name} (copying every iteration, predicted)",
+                                            {r.size: r.copy_every_iteration_s for r in rows},
+                                            "the best host space (measured)", host_t))],
+        }
+
+    return GroupAdvice(case=case, workload=workload, variant=variant, precision=precision, generate=generate,
+                       sizes=sizes, failed=failed, best_host=best_host, device=device, crossovers=crossovers,
+                       threads=threads, thread_notes=thread_notes, cores_matching_device=cores,
+                       amortisation=amortisation, prediction=prediction)
+
+
+# ---------------------------------------------------------------------------------------------
+# Recommendation per case
+
+
+def _fmt_sizes(lo: int, hi: int, first: bool, last: bool) -> str:
+    if first and last:
+        return f"n = {lo}..{hi}" if lo != hi else f"n = {lo}"
+    if first:
+        return f"n <= {hi}"
+    if last:
+        return f"n >= {lo}"
+    return f"n = {lo}..{hi}" if lo != hi else f"n = {lo}"
+
+
+def same_problem_families(groups: List[GroupAdvice], points: List[Point]) -> List[List[GroupAdvice]]:
+    """Variants of one case that solve the same problem, so that the fastest of them can be
+    recommended. A case normally is one problem, but some workloads' variants compute different
+    things (matrix: elementwise z = x ** y against GEMM): variants whose flops at a common size
+    differ by more than MAX_FLOP_RATIO_SAME_PROBLEM are told apart. (Variants that skip work,
+    like distance/symmetric's one entry per pair, stay within it.)"""
+    flops: Dict[Tuple[str, int], float] = {}
+    for p in points:
+        if p.case == groups[0].case:
+            flops.setdefault((p.variant, p.size), p.flops)
+    families: List[List[GroupAdvice]] = []
+    for g in groups:
+        for family in families:
+            head = family[0]
+            common = [n for n in g.sizes if n in head.sizes]
+            ratios = [max(flops[(g.variant, n)], flops[(head.variant, n)]) /
+                      max(min(flops[(g.variant, n)], flops[(head.variant, n)]), 1e-300) for n in common]
+            if common and max(ratios) <= MAX_FLOP_RATIO_SAME_PROBLEM:
+                family.append(g)
+                break
+        else:
+            families.append([g])
+    return families
+
+
+MAX_FLOP_RATIO_SAME_PROBLEM = 4.0
+
+
+def recommend(case: str, precision: str, generate: str, groups: List[GroupAdvice], name_variants: bool = False) -> dict:
+    """The fastest configuration per measured size over every variant of the case, as size ranges."""
+    winners: Dict[int, Tuple[float, str, str, str]] = {}   # n -> (seconds, variant, where, kind)
+    copy_vs_host: Dict[str, Dict[int, Tuple[float, float]]] = {}
+    for g in groups:
+        for n, (t, label) in g.best_host.items():
+            if n not in winners or t < winners[n][0]:
+                winners[n] = (t, g.variant, label, "host")
+        for space, policies in g.device.items():
+            for n, t in policies.get("all-resident", {}).items():
+                if n not in winners or t < winners[n][0]:
+                    winners[n] = (t, g.variant, space, "device")
+            for n, t in policies.get("copy-every-iteration", {}).items():
+                if n in g.best_host:
+                    prev = copy_vs_host.setdefault(space, {}).get(n)
+                    if prev is None or t < prev[0]:
+                        copy_vs_host[space][n] = (t, g.best_host[n][0])
+    sizes = sorted(winners)
+    ranges: List[Tuple[int, int, Tuple[str, str, str]]] = []
+    for n in sizes:
+        who = winners[n][1:]
+        if ranges and ranges[-1][2] == who:
+            ranges[-1] = (ranges[-1][0], n, who)
+        else:
+            ranges.append((n, n, who))
+    parts = []
+    for i, (lo, hi, (variant, where, kind)) in enumerate(ranges):
+        text = f"{_fmt_sizes(lo, hi, i == 0, i == len(ranges) - 1)}: {where}, {variant}"
+        if kind == "device":
+            copies = copy_vs_host.get(where, {})
+            pays = sorted(m for m, (tc, th) in copies.items() if tc < th and lo <= m <= hi)
+            if not copies:
+                text += ", data resident (copying every iteration not measured)"
+            elif not pays:
+                text += ", data resident only (copying every iteration loses to the host here)"
+            else:
+                text += f", data resident (copying every iteration also pays at n = {', '.join(map(str, pays))})"
+        parts.append(text)
+    has_device = any(g.device for g in groups)
+    if not has_device:
+        parts.append("no device space measured")
+    gen = "" if generate == "host" else f", inputs generated on {generate}"
+    which = f" [{', '.join(g.variant for g in groups)}]" if name_variants else ""
+    line = f"{case}{which} ({groups[0].workload}, {precision}{gen}): " + "; ".join(parts)
+    return {"case": case, "workload": groups[0].workload, "precision": precision, "generate": generate,
+            "variants": [g.variant for g in groups],
+            "ranges": [{"from": lo, "to": hi, "variant": v, "where": w, "kind": k} for lo, hi, (v, w, k) in ranges],
+            "text": line}
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole result set
+
+
+@dataclass
+class Advice:
+    link: Link
+    profile: Optional[Tuple[str, dict]]
+    groups: List[GroupAdvice]
+    recommendations: List[dict]
+    notes: List[str]
+    calibration: Dict[str, dict]
+
+    def to_json(self) -> dict:
+        def crossovers(g):
+            return [dict(asdict(c), text=c.text()) for c in g.crossovers]
+        return {
+            "schema": "kokkos-miniapp-advice/1",
+            "link": asdict(self.link),
+            "assumed_device": None if not self.profile else {"name": self.profile[0], **self.profile[1]},
+            "calibration": "present" if self.calibration else "missing",
+            "recommendations": self.recommendations,
+            "groups": [{
+                "case": g.case, "workload": g.workload, "variant": g.variant, "precision": g.precision,
+                "generate": g.generate, "sizes": g.sizes, "failed_verification": g.failed,
+                "best_host": {str(n): {"seconds": t, "space": s} for n, (t, s) in sorted(g.best_host.items())},
+                "device": {sp: {pol: {str(n): t for n, t in sorted(ts.items())} for pol, ts in pols.items()}
+                           for sp, pols in g.device.items()},
+                "crossovers": crossovers(g),
+                "threads": {sp: {str(n): {str(c): t for c, t in sorted(ts.items())} for n, ts in sorted(per.items())}
+                            for sp, per in g.threads.items()},
+                "thread_notes": g.thread_notes, "cores_matching_device": g.cores_matching_device,
+                "amortisation": g.amortisation, "prediction": g.prediction,
+            } for g in self.groups],
+            "notes": self.notes,
+        }
+
+
+def analyse(rs: ResultSet, profile: Optional[Tuple[str, dict]] = None, link_gbps: Optional[float] = None) -> Advice:
+    link = choose_link(rs, link_gbps, profile)
+    groups = [analyse_group(k, pts, link, profile) for k, pts in sorted(_groups(rs.points).items())]
+    by_case: Dict[Tuple[str, str, str], List[GroupAdvice]] = {}
+    for g in groups:
+        by_case.setdefault((g.case, g.precision, g.generate), []).append(g)
+    recs = []
+    for (c, prec, gen), gs in sorted(by_case.items(), key=lambda kv: kv[0]):
+        families = same_problem_families(gs, rs.points)
+        recs += [recommend(c, prec, gen, family, len(families) > 1) for family in families]
+    notes = []
+    if rs.duplicates:
+        notes.append(f"{len(rs.duplicates)} measurement(s) appear in more than one results file (Serial runs in every "
+                     "run of a thread sweep, for one); the first read is used, e.g. " + "; ".join(rs.duplicates[:3]))
+    if not rs.calibration:
+        notes.append("no calibration in these results: no roofline fractions (the in-binary probe is not "
+                     "implemented yet; results.json gains a `calibration` block when it is)")
+    single = [g.label for g in groups if len(g.sizes) == 1]
+    if single:
+        notes.append("measured at one size only, so no crossover can be located: " + "; ".join(single))
+    return Advice(link=link, profile=profile, groups=groups, recommendations=recs, notes=notes,
+                  calibration=rs.calibration)
+
+
+def require_size_sweep(advice: Advice) -> None:
+    """`miniapp advise` needs at least one group with two sizes; otherwise there is nothing to advise."""
+    if all(len(g.sizes) < 2 for g in advice.groups):
+        sizes = sorted({n for g in advice.groups for n in g.sizes})
+        raise InputError("every case was measured at one size only (n = " + ", ".join(map(str, sizes)) +
+                         "): a crossover needs a size sweep; give the case several sizes, e.g. "
+                         "sizes: {from: 64, to: 4096, factor: 2}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Text
+
+
+def _s(seconds: float) -> str:
+    if seconds >= 1:
+        return f"{seconds:.3g} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.3g} ms"
+    return f"{seconds * 1e6:.3g} us"
+
+
+def to_text(advice: Advice, rs: ResultSet) -> str:
+    out = []
+    w = out.append
+    hosts = sorted({(s.doc.get("provenance", {}).get("hostname", "?"), s.doc.get("provenance", {}).get("cpu_model", "?"))
+                    for s in rs.sources})
+    w("miniapp advise: " + ", ".join(sorted({s.directory for s in rs.sources})))
+    for h, cpu in hosts:
+        w(f"  measured on {h} ({cpu})")
+    w("")
+    w("Recommendation (fastest measured configuration per size; measurements only):")
+    for r in advice.recommendations:
+        w("  " + r["text"])
+    w("")
+    w(f"Link bandwidth used: {advice.link.gbps:.4g} GB/s ({advice.link.source})")
+    w("Seed 003's worked example: 15 GB/s link, 1 TFLOP/s device, 1 GFLOP/s host, float64 values: copies pay from "
+      f"{amortising_intensity(8, 15e9, 1e9, 1e12):.2f} flops per transferred value")
+    for g in advice.groups:
+        w("")
+        w(f"== {g.label} (sizes {', '.join(map(str, g.sizes))})")
+        if g.failed:
+            w(f"  left out (verification failed): {'; '.join(g.failed)}")
+        host = ", ".join(f"n={n}: {s} {_s(t)}" for n, (t, s) in sorted(g.best_host.items()))
+        if host:
+            w(f"  best host per size: {host}")
+        for space, pols in sorted(g.device.items()):
+            for pol, ts in sorted(pols.items()):
+                w(f"  {space} {pol}: " + ", ".join(f"n={n}: {_s(t)}" for n, t in sorted(ts.items())))
+        if not g.device:
+            w("  no device space measured: the crossover against a device cannot be measured here"
+              + (" (see the prediction below)" if advice.profile else " (--assume-device H100|A100|MI250X predicts one)"))
+        for c in g.crossovers:
+            w("  " + c.text())
+        for line in g.thread_notes + g.cores_matching_device:
+            w("  " + line)
+        a = g.amortisation
+        if a:
+            k_star = a["amortising_flops_per_value"]
+            k = a["workload_flops_per_value"]
+            dev = "inf" if a["device_GFLOPs"] is None else f"{a['device_GFLOPs']:.4g}"
+            w(f"  transfers (seed 003) at n = {a['size']}: {a['value_bytes']}-byte values, link {a['link_GBps']:.4g} GB/s,"
+              f" host {a['host_GFLOPs']:.4g} GFLOP/s ({a['host']}), device {dev} GFLOP/s ({a['device_source']})")
+            if k_star is None:
+                w("    the device computes no faster than the host: copying every iteration never pays")
+            else:
+                verdict = "" if k is None else (
+                    f"; this workload does {k:.4g} flops per transferred value "
+                    f"({a['flops_per_iteration']:.4g} flops over {a['transfer_bytes_per_iteration']:.4g} bytes, "
+                    f"{a['transfer_bytes_source']}): " +
+                    (("copies amortise" if a["amortises"] else "copies do not amortise; keep the data resident")
+                     if a["device_GFLOPs"] is not None else
+                     ("copies could pay on a device fast enough" if a["amortises"] else
+                      "copies cannot pay even on an infinitely fast device; keep the data resident")))
+                w(f"    copies pay from k* = {k_star:.4g} flops per transferred value{verdict}")
+        pr = g.prediction
+        if pr:
+            prof = pr["profile"]
+            rows = pr["rows"]
+            sources = ["launches: " + "/".join(sorted({r["launches_source"] for r in rows})),
+                       "bytes copied: " + "/".join(sorted({r["transfer_bytes_source"] for r in rows}))]
+            w(f"  PREDICTION for {prof['name']} (not a measurement): roofline at the published "
+              f"{prof['peak_GFLOPs'][g.precision]:.4g} GFLOP/s {g.precision} and {prof['memory_GBps']:.4g} GB/s, "
+              f"link {pr['link_GBps']:.4g} GB/s, {prof['launch_latency_us']} us per launch; "
+              + "; ".join(sources))
+            for r in rows:
+                measured = ""
+                if r["measured_resident_s"] is not None:
+                    measured = f"; measured on the device: resident {_s(r['measured_resident_s'])}"
+                    if r["measured_copy_s"] is not None:
+                        measured += f", copying {_s(r['measured_copy_s'])}"
+                w(f"    n={r['size']}: predicted resident {_s(r['resident_s'])}, copying every iteration "
+                  f"{_s(r['copy_every_iteration_s'])} ({r['transfer_bytes']:.4g} B, {r['launches']} launch(es)); "
+                  f"measured best host {_s(r['best_host_s'])} ({r['best_host']}){measured}")
+            for c in pr["crossovers"]:
+                w("    " + Crossover(**c).text())
+    if advice.notes:
+        w("")
+        w("Notes:")
+        for n in advice.notes:
+            w("  " + n)
+    return "\n".join(out) + "\n"

@@ -1,0 +1,524 @@
+#!/usr/bin/env python3
+"""Tests of `miniapp report` and `miniapp advise` (ctest label `report`), run on the real binary.
+
+  test_report.py GROUP MINIAPP SOURCE_DIR      GROUP: one of GROUPS below
+
+What is plotted is read back from plot-data.json (the data of every drawn line, bar and point,
+as matplotlib held it) and compared with the medians of results.json, computed here from the
+JSON independently of the report's own code. The synthetic results have crossovers known in
+closed form (synthetic.py)."""
+
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True
+import synthetic  # noqa: E402
+
+MINIAPP = ""
+SOURCE = ""
+HOST_POLICY_ORDER = ["host", "all-resident", "inputs-resident", "copy-every-iteration"]
+DEVICE_POLICIES = ["all-resident", "inputs-resident", "copy-every-iteration"]
+
+
+def run(*args, env=None, timeout=600):
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run([MINIAPP, *args], capture_output=True, text=True, env=full_env, timeout=timeout)
+
+
+def fixture(name):
+    return os.path.join(SOURCE, "tests", "report", "fixtures", name)
+
+
+def load_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+# ---------------------------------------------------------------------------------------------
+# The expectation, from results.json alone
+
+
+def result_files(directory):
+    files = []
+    if os.path.isfile(os.path.join(directory, "results.json")):
+        files.append(os.path.join(directory, "results.json"))
+    sweep = [d for d in os.listdir(directory) if re.fullmatch(r"threads-\d+", d)]
+    files += [os.path.join(directory, d, "results.json") for d in sorted(sweep, key=lambda d: int(d[8:]))]
+    return files
+
+
+def measurements(directories):
+    """Every measurement with its host-thread count, the first of duplicates kept (as documented)."""
+    seen = {}
+    for d in directories:
+        for path in result_files(d):
+            doc = load_json(path)
+            threads = doc["provenance"]["host_threads"]
+            for m in doc["measurements"]:
+                host = m["transfers"]["mirrors_alias"]
+                t = (1 if m["space"] == "serial" else threads) if host else None
+                key = (m["case"], m["variant"], m["size"], m["precision"], m["space"], t, m["policy"], m["generate"])
+                seen.setdefault(key, dict(m, threads=t, host=host))
+    return [m for m in seen.values() if not (m["verification"]["checked"] and not m["verification"]["passed"])]
+
+
+def label(m):
+    if m["host"]:
+        if m["space"] == "serial":
+            return "serial"
+        return f"{m['space']} ({m['threads']} thread{'s' if m['threads'] != 1 else ''})"
+    return f"{m['space']} {m['policy']}"
+
+
+def expected_series(ms):
+    """(case, precision, generate) -> variant -> series label -> {size: measurement}."""
+    out = {}
+    chosen = {}
+    for m in ms:
+        if m["host"]:
+            k = (m["case"], m["variant"], m["precision"], m["generate"], m["space"], m["threads"], m["size"])
+            if k not in chosen or HOST_POLICY_ORDER.index(m["policy"]) < HOST_POLICY_ORDER.index(chosen[k]["policy"]):
+                chosen[k] = m
+        elif m["policy"] in DEVICE_POLICIES:
+            chosen[(m["case"], m["variant"], m["precision"], m["generate"], m["space"], m["policy"], m["size"])] = m
+    for m in chosen.values():
+        out.setdefault((m["case"], m["precision"], m["generate"]), {}).setdefault(m["variant"], {}) \
+            .setdefault(label(m), {})[m["size"]] = m
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Checks shared by the tests
+
+
+class ReportChecks(unittest.TestCase):
+    def make_report(self, directories, *extra):
+        out = os.path.join(self.tmp, "report-" + str(len(os.listdir(self.tmp))))
+        r = run("report", *directories, "-o", out, *extra)
+        self.assertEqual(r.returncode, 0, f"miniapp report failed:\n{r.stdout}\n{r.stderr}")
+        self.assertIn("report: " + os.path.join(out, "report.html"), r.stdout)
+        self.assertEqual([f for f in os.listdir(out) if ".tmp" in f], [], "temporary files left behind")
+        return out, load_json(os.path.join(out, "plot-data.json")), load_json(os.path.join(out, "advice.json"))
+
+    def check_runtime_plots(self, plot_data, directories):
+        expected = expected_series(measurements(directories))
+        figures = [f for f in plot_data["figures"] if f["kind"] == "runtime"]
+        self.assertEqual({(f["case"], f["meta"]["precision"], f["meta"]["generate"]) for f in figures}, set(expected),
+                         "one runtime figure per case, precision and input generation")
+        compared = 0
+        for f in figures:
+            variants = expected[(f["case"], f["meta"]["precision"], f["meta"]["generate"])]
+            self.assertEqual(sorted(a["title"] for a in f["axes"]), sorted(variants), f["file"])
+            for ax in f["axes"]:
+                self.assertEqual((ax["xscale"], ax["yscale"]), ("log", "log"), f"{f['file']} is log-log")
+                series = {l["label"]: l for l in ax["lines"] if l["role"] == "series"}
+                want = variants[ax["title"]]
+                self.assertEqual(sorted(series), sorted(want), f"{f['file']} {ax['title']}: series")
+                for name, by_size in want.items():
+                    sizes = sorted(by_size)
+                    self.assertEqual(series[name]["x"], [float(n) for n in sizes], f"{f['file']} {name}: sizes")
+                    self.assertEqual(series[name]["y"], [by_size[n]["seconds"]["total"]["median"] for n in sizes],
+                                     f"{f['file']} {ax['title']} {name}: plotted times are not the medians")
+                    compared += len(sizes)
+        return compared
+
+    def check_phase_plots(self, plot_data, directories):
+        expected = expected_series(measurements(directories))
+        figures = [f for f in plot_data["figures"] if f["kind"] == "phases"]
+        self.assertEqual(len(figures), len(expected))
+        compared = 0
+        for f in figures:
+            variants = expected[(f["case"], f["meta"]["precision"], f["meta"]["generate"])]
+            for ax in f["axes"]:
+                variant = ax["title"].split(",")[0]
+                n = f["meta"]["sizes"][variant]
+                self.assertEqual(n, max(s for by_size in variants[variant].values() for s in by_size))
+                scale = f["meta"]["unit_seconds"][variant]
+                names = [t.replace("\n", " ") for t in ax["xticklabels"]]
+                want = {name: by_size[n] for name, by_size in variants[variant].items() if n in by_size}
+                self.assertEqual(sorted(names), sorted(want), f"{f['file']} {variant}: bars")
+                bars = {b["label"]: b for b in ax["bars"]}
+                self.assertEqual(sorted(bars), sorted(["host -> device", "compute", "device -> host"]))
+                for i, name in enumerate(names):
+                    bottom = 0.0
+                    for phase, bar in (("to_device", "host -> device"), ("compute", "compute"),
+                                       ("to_host", "device -> host")):
+                        median = want[name]["seconds"][phase]["median"]
+                        self.assertAlmostEqual(bars[bar]["heights"][i] * scale, median, delta=1e-12 * max(median, 1e-30),
+                                               msg=f"{f['file']} {variant} {name} {phase}")
+                        self.assertAlmostEqual(bars[bar]["bottoms"][i], bottom, delta=1e-9 * max(bottom, 1e-30))
+                        bottom += bars[bar]["heights"][i]
+                        compared += 1
+        return compared
+
+    def check_crossover_marks(self, plot_data, advice):
+        for f in plot_data["figures"]:
+            if f["kind"] != "runtime":
+                continue
+            for ax in f["axes"]:
+                group = [g for g in advice["groups"] if (g["case"], g["variant"], g["precision"], g["generate"]) ==
+                         (f["case"], ax["title"], f["meta"]["precision"], f["meta"]["generate"])]
+                self.assertEqual(len(group), 1)
+                want = sorted(c["estimate"] for c in group[0]["crossovers"] if c["status"] == "from")
+                got = sorted(l["x"][0] for l in ax["lines"] if l["role"] == "crossover")
+                self.assertEqual(got, want, f"{f['file']} {ax['title']}: crossover marks")
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix=f"report-test-{type(self).__name__}-")
+
+    def run(self, result=None):
+        # The output of a failed test stays for a look; a passing test's is removed.
+        result = result or self.defaultTestResult()
+        failures = len(result.failures) + len(result.errors)
+        super().run(result)
+        tmp = getattr(self, "tmp", None)
+        if tmp and os.path.isdir(tmp):
+            if len(result.failures) + len(result.errors) > failures or os.environ.get("MINIAPP_KEEP_TEST_OUTPUT"):
+                print(f"\ntest output kept in {tmp}")
+            else:
+                shutil.rmtree(tmp, ignore_errors=True)
+        return result
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+class Advisor(ReportChecks):
+    """Synthetic results with crossovers known in closed form."""
+
+    def advise(self, doc, *extra):
+        d = os.path.join(self.tmp, "results-" + str(len(os.listdir(self.tmp))))
+        synthetic.write(d, doc)
+        r = run("advise", d, *extra)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(f"advice: {os.path.join(d, 'advice.json')}", r.stderr)
+        return r.stdout, load_json(os.path.join(d, "advice.json"))
+
+    @staticmethod
+    def group(advice, case, variant):
+        return [g for g in advice["groups"] if g["case"] == case and g["variant"] == variant][0]
+
+    @staticmethod
+    def crossing(group, challenger):
+        return [c for c in group["crossovers"] if c["challenger"] == challenger][0]
+
+    def test_device_crossovers_found_exactly(self):
+        text, advice = self.advise(synthetic.gpu_results())
+        g = self.group(advice, "synthetic-crossover", "direct")
+        resident = self.crossing(g, "cuda (data resident)")
+        self.assertEqual((resident["status"], resident["last_losing"], resident["first_winning"]), ("from", 400, 1000))
+        self.assertAlmostEqual(resident["estimate"], synthetic.RESIDENT_CROSSING, delta=1e-9 * synthetic.RESIDENT_CROSSING)
+        copying = self.crossing(g, "cuda (copying every iteration)")
+        self.assertEqual((copying["status"], copying["last_losing"], copying["first_winning"]), ("from", 1000, 2000))
+        self.assertAlmostEqual(copying["estimate"], synthetic.COPY_CROSSING, delta=1e-9 * synthetic.COPY_CROSSING)
+        self.assertIn("cuda (data resident) beats the best host space from n = 1000 (loses at n = 400; crossing at "
+                      "n ~ 800 (log-log interpolation)", text)
+        openmp = self.crossing(g, "openmp (2 threads)")
+        self.assertEqual(openmp["status"], "never")
+        self.assertIn("openmp (2 threads) never beats serial in the measured range (n = 100..4000)", text)
+
+    def test_always_and_never(self):
+        text, advice = self.advise(synthetic.gpu_results())
+        g = self.group(advice, "synthetic-always", "tiled")
+        self.assertEqual(self.crossing(g, "cuda (data resident)")["status"], "always")
+        self.assertEqual(self.crossing(g, "cuda (copying every iteration)")["status"], "never")
+        self.assertIn("cuda (copying every iteration) never beats the best host space in the measured range "
+                      "(n = 100..4000)", text)
+
+    def test_recommendation_per_size_range(self):
+        _, advice = self.advise(synthetic.gpu_results())
+        rec = [r for r in advice["recommendations"] if r["case"] == "synthetic-crossover"][0]
+        self.assertEqual([(r["from"], r["to"], r["where"]) for r in rec["ranges"]],
+                         [(100, 400, "serial"), (1000, 4000, "cuda")])
+        self.assertIn("n <= 400: serial, direct; n >= 1000: cuda, direct, data resident (copying every iteration "
+                      "also pays at n = 2000, 4000)", rec["text"])
+
+    def test_transfer_amortisation_numbers(self):
+        text, advice = self.advise(synthetic.gpu_results())
+        a = self.group(advice, "synthetic-crossover", "direct")["amortisation"]
+        n = max(synthetic.SIZES)
+        host_rate = synthetic.flops(n) / synthetic.serial(n)
+        device_rate = synthetic.flops(n) / synthetic.resident(n)
+        link = synthetic.LINK_GBPS * 1e9
+        k_star = 4 / (link * (1 / host_rate - 1 / device_rate))
+        self.assertEqual((a["size"], a["value_bytes"], a["link_GBps"]), (n, 4, synthetic.LINK_GBPS))
+        self.assertIn("measured", a["link_source"])
+        self.assertAlmostEqual(a["amortising_flops_per_value"], k_star, delta=1e-9 * k_star)
+        per_value = synthetic.flops(n) / ((12 * n + 4 * n * n) / 4)
+        self.assertAlmostEqual(a["workload_flops_per_value"], per_value, delta=1e-9 * per_value)
+        self.assertEqual(a["amortises"], per_value >= k_star)
+        self.assertIn(f"copies pay from k* = {k_star:.4g} flops per transferred value", text)
+
+    def test_seed003_worked_example(self):
+        sys.path.insert(0, os.path.join(SOURCE, "scripts", "report"))
+        from miniapp_report import advisor
+        # Seed 003: 15 GB/s link, GPU 1 TFLOP/s, CPU 1 GFLOP/s; a float64 value is 8 bytes.
+        k = advisor.amortising_intensity(8, 15e9, 1e9, 1e12)
+        self.assertAlmostEqual(k, 8 / 15 / (1 - 1e-3), places=12)
+        self.assertIsNone(advisor.amortising_intensity(8, 15e9, 1e12, 1e9), "a slower device never pays")
+        text, _ = self.advise(synthetic.gpu_results())
+        self.assertIn("copies pay from 0.53 flops per transferred value", text)
+
+    def test_host_only_serial_against_openmp_and_prediction(self):
+        text, advice = self.advise(synthetic.host_results(), "--assume-device", "H100")
+        g = self.group(advice, "synthetic-host", "gemm-tiled")
+        c = self.crossing(g, "openmp (2 threads)")
+        self.assertEqual((c["status"], c["last_losing"], c["first_winning"]), ("from", 200, 400))
+        self.assertAlmostEqual(c["estimate"], synthetic.HOST_PARALLEL_CROSSING, delta=1e-9 * 300)
+        self.assertIn("no device space measured", text)
+        profile = load_json(os.path.join(SOURCE, "scripts", "report", "devices.json"))["devices"]["H100"]
+        self.assertEqual(g["prediction"]["profile"], profile)
+        for row in g["prediction"]["rows"]:
+            n = row["size"]
+            best = min(synthetic.serial(n), synthetic.host_parallel(n))
+            kernel_bytes = 12.0 * n + 4.0 * n * n
+            resident = max(synthetic.flops(n) / (profile["peak_GFLOPs"]["float64"] * 1e9),
+                           kernel_bytes / (profile["memory_GBps"] * 1e9)) + profile["launch_latency_us"] * 1e-6
+            self.assertAlmostEqual(row["resident_s"], resident, delta=1e-12 * resident)
+            self.assertAlmostEqual(row["copy_every_iteration_s"], resident + kernel_bytes / (profile["link_GBps"] * 1e9),
+                                   delta=1e-12 * resident)
+            self.assertEqual(row["best_host_s"], best)
+        self.assertIn("PREDICTION for NVIDIA H100 SXM5 80 GB (not a measurement)", text)
+        recommendation = text.split("Recommendation")[1].split("\n\n")[0]
+        self.assertNotIn("H100", recommendation, "a prediction leaked into the measured recommendation")
+
+
+class BadInput(ReportChecks):
+    def expect(self, args, code, message, env=None):
+        r = run(*args, env=env)
+        self.assertEqual(r.returncode, code, f"miniapp {' '.join(args)}: {r.stdout}{r.stderr}")
+        self.assertRegex(r.stderr, message)
+        return r
+
+    def results_dir(self, name, content):
+        d = os.path.join(self.tmp, name)
+        os.makedirs(d)
+        if content is not None:
+            with open(os.path.join(d, "results.json"), "w") as f:
+                f.write(content)
+        return d
+
+    def test_bad_results_exit_2(self):
+        out = os.path.join(self.tmp, "never-written")
+        for sub in ("report", "advise"):
+            self.expect([sub], 2, r"no results directory given")
+            self.expect([sub, os.path.join(self.tmp, "missing"), "-o", out], 2, r"missing: no such directory")
+        empty = self.results_dir("empty", None)
+        other = self.results_dir("other", '{"schema": "kokkos-miniapp-results/2", "measurements": [{}]}')
+        broken = self.results_dir("broken", '{"schema": "kokkos-miniapp-results/1", ')
+        nothing = self.results_dir("nothing", '{"schema": "kokkos-miniapp-results/1", "status": "failed", '
+                                              '"measurements": []}')
+        for sub in ("report", "advise"):
+            self.expect([sub, empty, "-o", out], 2, r"empty: no results.json in it")
+            self.expect([sub, other, "-o", out], 2,
+                        r"schema 'kokkos-miniapp-results/2'; expected 'kokkos-miniapp-results/1'")
+            self.expect([sub, broken, "-o", out], 2, r"broken/results.json: not valid JSON \(line")
+            self.expect([sub, nothing, "-o", out], 2, r"holds no measurements \(status 'failed'\)")
+            self.expect([sub, fixture("host-sweep"), "-o", out, "--assume-device", "V100"], 2,
+                        r"unknown device 'V100'; known: A100, H100, MI250X")
+            self.expect([sub, fixture("host-sweep"), "--link-GBps", "fast"], 2, r"--link-GBps: 'fast' is not")
+            self.expect([sub, fixture("host-sweep"), "--colour"], 2, r"unknown option '--colour'")
+        self.assertFalse(os.path.exists(out), "bad input must write nothing")
+
+    def test_one_size_only_exit_2(self):
+        d = os.path.join(self.tmp, "one-size")
+        synthetic.write(d, synthetic.host_results(sizes=[1000]))
+        self.expect(["advise", d], 2, r"every case was measured at one size only \(n = 1000\): a crossover needs a "
+                                      r"size sweep")
+        self.assertFalse(os.path.exists(os.path.join(d, "advice.json")))
+
+    def test_runtime_errors_exit_3(self):
+        no_site = os.path.join(self.tmp, "python-without-site-packages")
+        with open(no_site, "w") as f:
+            f.write("#!/bin/sh\nexec /usr/bin/python3 -I -S \"$@\"\n")
+        os.chmod(no_site, 0o755)
+        self.expect(["report", fixture("host-sweep"), "-o", os.path.join(self.tmp, "r")], 3,
+                    r"no python3 with matplotlib: tried .*python-without-site-packages",
+                    env={"MINIAPP_PYTHON": no_site})
+        # The advisor needs only the standard library.
+        r = run("advise", fixture("host-sweep"), "-o", os.path.join(self.tmp, "a"), env={"MINIAPP_PYTHON": no_site})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        a_file = os.path.join(self.tmp, "a-file")
+        open(a_file, "w").close()
+        self.expect(["report", fixture("host-sweep"), "-o", os.path.join(a_file, "out")], 3, r"cannot write")
+        self.expect(["advise", fixture("host-sweep"), "-o", os.path.join(a_file, "out")], 3, r"cannot write")
+
+    def test_help(self):
+        for sub in ("report", "advise"):
+            r = run(sub, "--help")
+            self.assertEqual(r.returncode, 0)
+            self.assertIn(f"usage: miniapp {sub} RESULTS_DIR...", r.stdout)
+            self.assertIn("exit codes:", r.stdout)
+        self.assertIn("miniapp report RESULTS_DIR", run("--help").stdout)
+
+
+class FixturePlots(ReportChecks):
+    """The committed results of a real host run (fixtures/host-sweep: four workloads, size sweeps)."""
+
+    def test_plots_hold_the_medians(self):
+        dirs = [fixture("host-sweep")]
+        out, plot_data, advice = self.make_report(dirs)
+        self.assertGreater(self.check_runtime_plots(plot_data, dirs), 50)
+        self.assertGreater(self.check_phase_plots(plot_data, dirs), 20)
+        self.check_crossover_marks(plot_data, advice)
+        for f in plot_data["figures"]:
+            self.assertTrue(open(os.path.join(out, f["file"]), "rb").read(8) == b"\x89PNG\r\n\x1a\n", f["file"])
+        workloads = {r["workload"] for r in advice["recommendations"]}
+        self.assertEqual(workloads, {"distance", "matrix", "solver", "regression"})
+        html = open(os.path.join(out, "report.html")).read()
+        self.assertIn("No calibration data in these results", html)
+        for case in {m["case"] for m in measurements(dirs)}:
+            self.assertIn(f'id="case-{case}"', html)
+
+
+class ThreadSweep(ReportChecks):
+    """The committed thread sweep (fixtures/thread-sweep: threads-1/, threads-2/)."""
+
+    def test_speedup_against_threads(self):
+        dirs = [fixture("thread-sweep")]
+        _, plot_data, advice = self.make_report(dirs)
+        self.check_runtime_plots(plot_data, dirs)
+        times = {}
+        for m in measurements(dirs):
+            if m["space"] == "openmp":
+                times.setdefault((m["case"], m["variant"], m["precision"], m["size"]), {})[m["threads"]] = \
+                    m["seconds"]["total"]["median"]
+        figures = [f for f in plot_data["figures"] if f["kind"] == "threads"]
+        self.assertEqual(sorted(f["case"] for f in figures), ["distance-threads", "regression-threads"])
+        compared = 0
+        for f in figures:
+            lines = {l["label"]: l for l in f["axes"][0]["lines"]}
+            for s in f["meta"]["series"]:
+                t = times[(f["case"], s["variant"], s["precision"], s["size"])]
+                self.assertEqual(lines[s["label"]]["x"], [1.0, 2.0])
+                self.assertEqual(lines[s["label"]]["y"], [t[1] / t[c] for c in (1, 2)])
+                compared += 1
+            self.assertEqual(lines["ideal (linear)"]["y"], [1.0, 2.0])
+        self.assertEqual(compared, 4, "smallest and largest swept size of each case")
+        notes = [n for g in advice["groups"] for n in g["thread_notes"]]
+        self.assertTrue(any("speedup over 1 thread(s)" in n for n in notes), notes)
+
+
+class RealRun(ReportChecks):
+    """A real run of the mini-app made here, then its report and advice."""
+
+    def test_real_run(self):
+        results = os.path.join(self.tmp, "results")
+        r = run(os.path.join(HERE, "real-run.yaml"), "-o", results, "-q", env={"OMP_PROC_BIND": "false"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        dirs = [results]
+        _, plot_data, _ = self.make_report(dirs)
+        self.check_runtime_plots(plot_data, dirs)
+        self.check_phase_plots(plot_data, dirs)
+        a = run("advise", results)
+        self.assertEqual(a.returncode, 0, a.stderr)
+        advice = load_json(os.path.join(results, "advice.json"))
+        self.assertEqual({r["workload"] for r in advice["recommendations"]}, {"distance", "matrix", "solver", "regression"})
+        ms = measurements(dirs)
+        for case in {m["case"] for m in ms}:
+            self.assertIn(case, a.stdout)
+        # The advisor's best host time per size is the fastest host median of the run.
+        for g in advice["groups"]:
+            for n, best in g["best_host"].items():
+                fastest = min(m["seconds"]["total"]["median"] for m in ms if m["host"] and m["policy"] == "host" and
+                              (m["case"], m["variant"], m["precision"], m["size"]) ==
+                              (g["case"], g["variant"], g["precision"], int(n)))
+                self.assertEqual(best["seconds"], fastest, f"{g['case']} {g['variant']} n={n}")
+
+
+class Roofline(ReportChecks):
+    """Synthetic results with a calibration block: a roofline per calibrated space."""
+
+    def test_roofline_from_calibration(self):
+        d = os.path.join(self.tmp, "calibrated")
+        synthetic.write(d, synthetic.host_results(with_calibration=True))
+        out, plot_data, _ = self.make_report([d])
+        roofs = [f for f in plot_data["figures"] if f["kind"] == "roofline"]
+        self.assertEqual([f["meta"]["space"] for f in roofs], ["serial"])
+        ax = roofs[0]["axes"][0]
+        cal = synthetic.CALIBRATION["spaces"]["serial"]
+        points = sorted(tuple(p) for c in ax["points"] for p in c["offsets"])
+        want = sorted((m["work"]["arithmetic_intensity"], m["work"]["GFLOPs"]) for m in load_json(
+            os.path.join(d, "results.json"))["measurements"] if m["space"] == "serial")
+        self.assertEqual(points, want)
+        for line in (l for l in ax["lines"] if l["role"] == "roof"):
+            peak = cal["gemm_GFLOPs"]["float32" if "float32" in line["label"] else "float64"]
+            for x, y in zip(line["x"], line["y"]):
+                self.assertAlmostEqual(y, min(peak, cal["bandwidth_GBps"]["triad"] * x), delta=1e-9 * y)
+        self.assertEqual(len([l for l in ax["lines"] if l["role"] == "roof"]), 2)
+        self.assertNotIn("No calibration data", open(os.path.join(out, "report.html")).read())
+
+
+def read_png_pixels(path):
+    import matplotlib.image
+    return matplotlib.image.imread(path)
+
+
+class Chromium(ReportChecks):
+    """The report opened in headless Chromium (Debian's): a non-blank page that names every case."""
+
+    def chromium(self, *args):
+        profile = tempfile.mkdtemp(prefix="chromium-profile-", dir=self.tmp)
+        command = [shutil.which("chromium"), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                   "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                   "--disable-sync", f"--user-data-dir={profile}", *args]
+        # Chromium is started here, in its own session, and stopped by its process group if it hangs.
+        p = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+        try:
+            out, err = p.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, 9)
+            p.communicate()
+            self.fail(f"chromium did not finish within 120 s: {' '.join(command)}")
+        self.assertEqual(p.returncode, 0, err[-2000:])
+        return out
+
+    def test_report_in_chromium(self):
+        gpu = os.path.join(self.tmp, "gpu")
+        synthetic.write(gpu, synthetic.gpu_results())
+        dirs = [fixture("host-sweep"), gpu]
+        out, _, _ = self.make_report(dirs, "--assume-device", "A100")
+        page = os.path.join(out, "report.html")
+        html = open(page).read()
+        references = re.findall(r'(?:src|href)\s*=\s*"([^"]*)"', html)
+        self.assertTrue(references)
+        self.assertEqual([r for r in references if not (r.startswith("data:image/png;base64,") or
+                                                        r.startswith("#"))], [], "the page must be self-contained")
+        shot = os.path.join(self.tmp, "screenshot.png")
+        self.chromium(f"--screenshot={shot}", "--window-size=1280,2000", "file://" + page)
+        pixels = read_png_pixels(shot)
+        self.assertEqual(pixels.shape[:2], (2000, 1280))
+        self.assertGreater(float(pixels[..., :3].std()), 0.05, "the screenshot is blank")
+        colours = {tuple(int(255 * v) for v in px[:3]) for px in pixels[::7, ::7].reshape(-1, pixels.shape[2])}
+        self.assertGreater(len(colours), 50, "the screenshot shows too few colours to hold text and figures")
+        keep = os.environ.get("MINIAPP_REPORT_SCREENSHOT")
+        if keep:
+            shutil.copyfile(shot, keep)
+        dom = self.chromium("--dump-dom", "file://" + page)
+        for case in {m["case"] for m in measurements(dirs)}:
+            self.assertIn(f"Case {case}", dom)
+        self.assertIn("The answer", dom)
+        self.assertEqual(dom.count("<img "), html.count("<img "))
+
+
+GROUPS = {"advisor": Advisor, "bad-input": BadInput, "fixture-plots": FixturePlots, "thread-sweep": ThreadSweep,
+          "real-run": RealRun, "roofline": Roofline, "chromium": Chromium}
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4 or sys.argv[1] not in GROUPS:
+        sys.exit(f"usage: test_report.py {{{','.join(GROUPS)}}} MINIAPP SOURCE_DIR")
+    MINIAPP, SOURCE = os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+    suite = unittest.defaultTestLoader.loadTestsFromTestCase(GROUPS[sys.argv[1]])
+    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    sys.exit(0 if result.wasSuccessful() and result.testsRun > 0 else 1)
