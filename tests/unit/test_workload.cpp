@@ -14,7 +14,8 @@
 
 using namespace miniapp;
 
-namespace {
+// A named namespace: nvcc warns about the unused static members of classes in an unnamed one.
+namespace contract_examples {
 
 // y = 2 x over `size` values.
 struct Doubling {
@@ -76,7 +77,9 @@ struct Unconstructible : Doubling {
   struct Kernel {};
 };
 
-}  // namespace
+}  // namespace contract_examples
+
+using namespace contract_examples;
 
 TEST(WorkloadContract, TheSmallestWorkloadMeetsItAndRuns) {
   static_assert(contract::check<Doubling>());
