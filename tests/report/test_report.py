@@ -269,6 +269,21 @@ class Advisor(ReportChecks):
         text, _ = self.advise(synthetic.gpu_results())
         self.assertIn("copies pay from 0.53 flops per transferred value", text)
 
+    def test_noise_does_not_move_the_crossover(self):
+        # OpenMP loses at n = 2000 by 1%: within a 5% spread that is noise, beyond a 0.1% spread it is not.
+        _, advice = self.advise(synthetic.host_results(slow_openmp_at=2000, slowdown=1.01, relative_stddev=0.05))
+        g = self.group(advice, "synthetic-host", "gemm-tiled")
+        c = self.crossing(g, "openmp (2 threads)")
+        self.assertEqual((c["status"], c["first_winning"], c["ignored_losses"]), ("from", 400, [2000]))
+        self.assertAlmostEqual(c["estimate"], synthetic.HOST_PARALLEL_CROSSING, delta=1e-9 * 300)
+        rec = advice["recommendations"][0]
+        self.assertEqual([(r["from"], r["to"], r["where"]) for r in rec["ranges"]],
+                         [(100, 200, "serial"), (400, 4000, "openmp (2 threads)")])
+        _, advice = self.advise(synthetic.host_results(slow_openmp_at=2000, slowdown=1.01, relative_stddev=0.001))
+        c = self.crossing(self.group(advice, "synthetic-host", "gemm-tiled"), "openmp (2 threads)")
+        self.assertEqual((c["status"], c["last_losing"], c["first_winning"], c["wins_below"]),
+                         ("from", 2000, 4000, [400, 1000]))
+
     def test_host_only_serial_against_openmp_and_prediction(self):
         text, advice = self.advise(synthetic.host_results(), "--assume-device", "H100")
         g = self.group(advice, "synthetic-host", "gemm-tiled")
