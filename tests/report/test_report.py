@@ -225,6 +225,10 @@ class Advisor(ReportChecks):
                       "n ~ 800 (log-log interpolation)", text)
         openmp = self.crossing(g, "openmp (2 threads)")
         self.assertEqual(openmp["status"], "never")
+        n = max(synthetic.SIZES)
+        self.assertIn(f"at n = {n}, one cuda device (data resident) does the work of "
+                      f"{synthetic.serial(n) / synthetic.resident(n):.1f} serial cores at perfect scaling",
+                      g["cores_matching_device"][0])
         self.assertIn("openmp (2 threads) never beats serial in the measured range (n = 100..4000)", text)
 
     def test_always_and_never(self):
