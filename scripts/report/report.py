@@ -72,32 +72,47 @@ def main(argv) -> int:
     command = "miniapp " + " ".join([args.command] + argv[1:])
     try:
         if args.command == "advise":
-            out_dir = args.output or args.directories[0]
-            os.makedirs(out_dir, exist_ok=True)
-            sys.stdout.write(advisor.to_text(advice, rs))
-            path = os.path.join(out_dir, "advice.json")
-            write_atomically(path, json.dumps(advice.to_json(), indent=1) + "\n")
-            sys.stderr.write(f"advice: {path}\n")
-            return 0
-        from miniapp_report import page, plots
-        out_dir = args.output or os.path.join(args.directories[0], "report")
-        os.makedirs(out_dir, exist_ok=True)
-        figures = plots.draw_all(rs, advice, out_dir)
-        write_atomically(os.path.join(out_dir, "plot-data.json"),
-                         json.dumps({"schema": "kokkos-miniapp-plot-data/1",
-                                     "figures": [f.to_json() for f in figures]}, indent=1) + "\n")
-        write_atomically(os.path.join(out_dir, "advice.json"), json.dumps(advice.to_json(), indent=1) + "\n")
-        write_atomically(os.path.join(out_dir, "report.html"), page.render(rs, advice, figures, out_dir, command))
-        for r in advice.recommendations:
-            sys.stdout.write(r["text"] + "\n")
-        sys.stdout.write(f"report: {os.path.join(out_dir, 'report.html')} ({len(figures)} figures)\n")
-        return 0
-    except plots.MissingMatplotlib as e:
-        sys.stderr.write(f"miniapp report: {e}\n")
-        return 3
+            return advise(args, rs, advice)
+        return report(args, rs, advice, command)
     except OSError as e:
         sys.stderr.write(f"miniapp {args.command}: cannot write {e.filename or 'the output'}: {e.strerror}\n")
         return 3
+    except Exception:  # a bug here must not pass for a verdict on the input: exit 3 with the traceback
+        import traceback
+        traceback.print_exc()
+        sys.stderr.write(f"miniapp {args.command}: internal error (traceback above)\n")
+        return 3
+
+
+def advise(args, rs, advice) -> int:
+    out_dir = args.output or args.directories[0]
+    os.makedirs(out_dir, exist_ok=True)
+    sys.stdout.write(advisor.to_text(advice, rs))
+    path = os.path.join(out_dir, "advice.json")
+    write_atomically(path, json.dumps(advice.to_json(), indent=1) + "\n")
+    sys.stderr.write(f"advice: {path}\n")
+    return 0
+
+
+def report(args, rs, advice, command) -> int:
+    from miniapp_report import page, plots
+    try:
+        plots.pyplot()
+    except plots.MissingMatplotlib as e:
+        sys.stderr.write(f"miniapp report: {e}\n")
+        return 3
+    out_dir = args.output or os.path.join(args.directories[0], "report")
+    os.makedirs(out_dir, exist_ok=True)
+    figures = plots.draw_all(rs, advice, out_dir)
+    write_atomically(os.path.join(out_dir, "plot-data.json"),
+                     json.dumps({"schema": "kokkos-miniapp-plot-data/1",
+                                 "figures": [f.to_json() for f in figures]}, indent=1) + "\n")
+    write_atomically(os.path.join(out_dir, "advice.json"), json.dumps(advice.to_json(), indent=1) + "\n")
+    write_atomically(os.path.join(out_dir, "report.html"), page.render(rs, advice, figures, out_dir, command))
+    for r in advice.recommendations:
+        sys.stdout.write(r["text"] + "\n")
+    sys.stdout.write(f"report: {os.path.join(out_dir, 'report.html')} ({len(figures)} figures)\n")
+    return 0
 
 
 if __name__ == "__main__":

@@ -19,10 +19,11 @@ def crossing(exponent, through):
 
 
 def measurement(case, workload, variant, size, precision, space, policy, seconds, flops, transfer_bytes=(0, 0),
-                link_gbps=0.0, kernel_bytes=None, phases=(0.0, 1.0, 0.0)):
+                link_gbps=0.0, kernel_bytes=None, phases=(0.0, 1.0, 0.0), stddev=0.0):
     """One measurement taking `seconds` per iteration, split into (to_device, compute, to_host) by `phases`."""
     to_device, compute, to_host = (seconds * f for f in phases)
-    summary = lambda v: {"min": v, "median": v, "mean": v, "stddev": 0.0, "samples": [v, v, v]}
+    summary = lambda v: {"min": v, "median": v, "mean": v, "stddev": stddev * v / seconds if seconds else 0.0,
+                         "samples": [v, v, v]}
     kernel_bytes = kernel_bytes if kernel_bytes is not None else 12.0 * size + 4.0 * size * size
     host = space in ("serial", "openmp", "threads")
     return {
@@ -121,12 +122,15 @@ CALIBRATION = {"spaces": {"serial": {"bandwidth_GBps": {"copy": 20.0, "triad": 2
                                      "launch_latency_us": 0.1}}}
 
 
-def host_results(with_calibration=False, sizes=SIZES):
+def host_results(with_calibration=False, sizes=SIZES, slow_openmp_at=None, slowdown=1.0, relative_stddev=0.0):
+    """Serial against OpenMP, which wins from n = 300 on, except that at n = slow_openmp_at it is
+    `slowdown` times the serial time; every median has a spread of relative_stddev."""
     ms = []
     for n in sizes:
         ms.append(measurement("synthetic-host", "matrix", "gemm-tiled", n, "float64", "serial", "host", serial(n),
-                              flops(n)))
+                              flops(n), stddev=relative_stddev * serial(n)))
+        t = serial(n) * slowdown if n == slow_openmp_at else host_parallel(n)
         ms.append(measurement("synthetic-host", "matrix", "gemm-tiled", n, "float64", "openmp", "host",
-                              host_parallel(n), flops(n)))
+                              t, flops(n), stddev=relative_stddev * t))
     return document(ms, [("synthetic-host", "matrix")], calibration=CALIBRATION if with_calibration else None,
                     title="synthetic host only")

@@ -225,6 +225,10 @@ class Advisor(ReportChecks):
                       "n ~ 800 (log-log interpolation)", text)
         openmp = self.crossing(g, "openmp (2 threads)")
         self.assertEqual(openmp["status"], "never")
+        n = max(synthetic.SIZES)
+        self.assertIn(f"at n = {n}, one cuda device (data resident) does the work of "
+                      f"{synthetic.serial(n) / synthetic.resident(n):.1f} serial cores at perfect scaling",
+                      g["cores_matching_device"][0])
         self.assertIn("openmp (2 threads) never beats serial in the measured range (n = 100..4000)", text)
 
     def test_always_and_never(self):
@@ -268,6 +272,21 @@ class Advisor(ReportChecks):
         self.assertIsNone(advisor.amortising_intensity(8, 15e9, 1e12, 1e9), "a slower device never pays")
         text, _ = self.advise(synthetic.gpu_results())
         self.assertIn("copies pay from 0.53 flops per transferred value", text)
+
+    def test_noise_does_not_move_the_crossover(self):
+        # OpenMP loses at n = 2000 by 1%: within a 5% spread that is noise, beyond a 0.1% spread it is not.
+        _, advice = self.advise(synthetic.host_results(slow_openmp_at=2000, slowdown=1.01, relative_stddev=0.05))
+        g = self.group(advice, "synthetic-host", "gemm-tiled")
+        c = self.crossing(g, "openmp (2 threads)")
+        self.assertEqual((c["status"], c["first_winning"], c["ignored_losses"]), ("from", 400, [2000]))
+        self.assertAlmostEqual(c["estimate"], synthetic.HOST_PARALLEL_CROSSING, delta=1e-9 * 300)
+        rec = advice["recommendations"][0]
+        self.assertEqual([(r["from"], r["to"], r["where"]) for r in rec["ranges"]],
+                         [(100, 200, "serial"), (400, 4000, "openmp (2 threads)")])
+        _, advice = self.advise(synthetic.host_results(slow_openmp_at=2000, slowdown=1.01, relative_stddev=0.001))
+        c = self.crossing(self.group(advice, "synthetic-host", "gemm-tiled"), "openmp (2 threads)")
+        self.assertEqual((c["status"], c["last_losing"], c["first_winning"], c["wins_below"]),
+                         ("from", 2000, 4000, [400, 1000]))
 
     def test_host_only_serial_against_openmp_and_prediction(self):
         text, advice = self.advise(synthetic.host_results(), "--assume-device", "H100")

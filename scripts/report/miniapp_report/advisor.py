@@ -31,6 +31,18 @@ VALUE_BYTES = {"float32": 4, "float64": 8}
 # Crossover
 
 
+def sizes_text(sizes: List[int], measured: List[int]) -> str:
+    """n = 10, 30..80, 100: runs of consecutive measured sizes as ranges."""
+    index = {n: i for i, n in enumerate(measured)}
+    runs: List[List[int]] = []
+    for n in sorted(sizes):
+        if runs and index.get(n, -2) == index.get(runs[-1][-1], -5) + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}..{r[-1]}" for r in runs)
+
+
 @dataclass
 class Crossover:
     challenger: str
@@ -41,42 +53,56 @@ class Crossover:
     last_losing: Optional[int] = None
     estimate: Optional[float] = None    # log-log interpolated crossing between last_losing and first_winning
     wins_below: List[int] = field(default_factory=list)  # sizes where the challenger won but lost later
+    ignored_losses: List[int] = field(default_factory=list)  # later losses within the measured spread
 
     def text(self) -> str:
         if self.status == "no-common-size":
             return f"{self.challenger} vs {self.incumbent}: never measured at a common size"
         lo, hi = self.sizes[0], self.sizes[-1]
         measured = f"n = {lo}..{hi}" if lo != hi else f"n = {lo}, the only size measured"
+        ignored = (f"; losses within the measured spread ignored at n = {sizes_text(self.ignored_losses, self.sizes)}"
+                   if self.ignored_losses else "")
         if self.status == "always":
-            return f"{self.challenger} is faster than {self.incumbent} at every measured size ({measured})"
+            return f"{self.challenger} is faster than {self.incumbent} at every measured size ({measured}){ignored}"
         if self.status == "never":
-            extra = f" (it wins only at n = {', '.join(map(str, self.wins_below))})" if self.wins_below else ""
+            extra = f" (it wins only at n = {sizes_text(self.wins_below, self.sizes)})" if self.wins_below else ""
             return f"{self.challenger} never beats {self.incumbent} in the measured range ({measured}){extra}"
         est = f"; crossing at n ~ {self.estimate:.4g} (log-log interpolation)" if self.estimate else ""
-        extra = f"; it also won at n = {', '.join(map(str, self.wins_below))}" if self.wins_below else ""
+        extra = f"; it also won at n = {sizes_text(self.wins_below, self.sizes)}" if self.wins_below else ""
         return (f"{self.challenger} beats {self.incumbent} from n = {self.first_winning} "
-                f"(loses at n = {self.last_losing}{est}{extra}; measured n = {lo}..{hi})")
+                f"(loses at n = {self.last_losing}{est}{extra}{ignored}; measured {measured})")
 
 
-def crossover(challenger: str, a: Dict[int, float], incumbent: str, b: Dict[int, float]) -> Crossover:
-    """Where the times a(n) of the challenger fall below b(n) of the incumbent for good."""
+def crossover(challenger: str, a: Dict[int, float], incumbent: str, b: Dict[int, float],
+              spread: Optional[Dict[int, float]] = None) -> Crossover:
+    """Where the times a(n) of the challenger fall below b(n) of the incumbent for good.
+
+    A loss by no more than spread[n] (the larger standard deviation of the two over their
+    repetitions) between two wins is noise, not a crossing back: it is reported, not used."""
+    spread = spread or {}
     sizes = sorted(set(a) & set(b))
     if not sizes:
         return Crossover(challenger, incumbent, "no-common-size", [])
     wins = [a[n] < b[n] for n in sizes]
-    if all(wins):
-        return Crossover(challenger, incumbent, "always", sizes, first_winning=sizes[0])
-    last_loss = max(i for i, w in enumerate(wins) if not w)
+    within = [not w and a[n] - b[n] <= spread.get(n, 0.0) for w, n in zip(wins, sizes)]
+    won_later = [any(wins[i + 1:]) for i in range(len(sizes))]
+    decisive = [not w and not (within[i] and won_later[i]) for i, w in enumerate(wins)]
+    if not any(decisive):
+        return Crossover(challenger, incumbent, "always", sizes, first_winning=sizes[0],
+                         ignored_losses=[n for i, n in enumerate(sizes) if not wins[i]])
+    last_loss = max(i for i, d in enumerate(decisive) if d)
     earlier_wins = [sizes[i] for i in range(last_loss) if wins[i]]
-    if last_loss == len(sizes) - 1:
+    if last_loss == len(sizes) - 1 or not won_later[last_loss]:
         return Crossover(challenger, incumbent, "never", sizes, wins_below=earlier_wins)
-    n0, n1 = sizes[last_loss], sizes[last_loss + 1]
+    first_win = next(i for i in range(last_loss + 1, len(sizes)) if wins[i])
+    n0, n1 = sizes[last_loss], sizes[first_win]
     # log(a/b) is linear in log n between the two points on a log-log plot; it is >= 0 at n0, < 0 at n1.
     r0, r1 = math.log(a[n0] / b[n0]), math.log(a[n1] / b[n1])
     t = r0 / (r0 - r1)
     estimate = math.exp(math.log(n0) + t * (math.log(n1) - math.log(n0)))
     return Crossover(challenger, incumbent, "from", sizes, first_winning=n1, last_losing=n0, estimate=estimate,
-                     wins_below=earlier_wins)
+                     wins_below=earlier_wins,
+                     ignored_losses=[n for i, n in enumerate(sizes) if i > first_win and not wins[i]])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -181,6 +207,7 @@ class GroupAdvice:
     sizes: List[int]
     failed: List[str]
     best_host: Dict[int, Tuple[float, str]]           # n -> (seconds, space label)
+    host_times: Dict[str, Dict[int, float]]           # host space label -> n -> seconds
     device: Dict[str, Dict[str, Dict[int, float]]]    # space -> policy -> n -> seconds
     crossovers: List[Crossover]
     threads: Dict[str, Dict[int, Dict[int, float]]]   # host space -> n -> threads -> seconds
@@ -188,6 +215,7 @@ class GroupAdvice:
     cores_matching_device: List[str]
     amortisation: Optional[dict]
     prediction: Optional[dict]
+    stddev: Dict[Tuple[str, int], float] = field(default_factory=dict)  # (series, n) -> spread of its median
 
     @property
     def label(self) -> str:
@@ -243,32 +271,49 @@ def analyse_group(key: Tuple, points: List[Point], link: Link, profile: Optional
             device.setdefault(p.space, {}).setdefault(p.policy, {})[p.size] = p.total
             device_points[(p.space, p.policy, p.size)] = p
 
+    # The spread (standard deviation over the repetitions) of each median the advice compares.
+    stddev: Dict[Tuple[str, int], float] = {}
+    for p in hosts:
+        stddev[(p.space_label, p.size)] = p.total_stddev
+    for (space, policy, n), p in device_points.items():
+        stddev[(f"{space} {policy}", n)] = p.total_stddev
+
+    def spread(label: str, other: Dict[int, str]) -> Dict[int, float]:
+        return {n: max(stddev.get((label, n), 0.0), stddev.get((o, n), 0.0)) for n, o in other.items()}
+
     crossovers: List[Crossover] = []
     host_times = {n: t for n, (t, _) in best_host.items()}
+    host_label = {n: label for n, (_, label) in best_host.items()}
     for space, policies in sorted(device.items()):
         if "all-resident" in policies:
             crossovers.append(crossover(f"{space} (data resident)", policies["all-resident"], "the best host space",
-                                        host_times))
+                                        host_times, spread(f"{space} all-resident", host_label)))
         if "copy-every-iteration" in policies:
             crossovers.append(crossover(f"{space} (copying every iteration)", policies["copy-every-iteration"],
-                                        "the best host space", host_times))
+                                        "the best host space", host_times,
+                                        spread(f"{space} copy-every-iteration", host_label)))
 
     # Serial against the parallel host spaces, each at its best thread count per size.
     serial = {p.size: p.total for p in hosts if p.space == "serial"}
     parallel: Dict[str, Dict[int, float]] = {}
+    parallel_label: Dict[str, Dict[int, str]] = {}
     threads: Dict[str, Dict[int, Dict[int, float]]] = {}
     for p in hosts:
         if p.space == "serial":
             continue
         per = parallel.setdefault(p.space, {})
-        per[p.size] = min(per.get(p.size, math.inf), p.total)
+        if p.total < per.get(p.size, math.inf):
+            per[p.size] = p.total
+            parallel_label.setdefault(p.space, {})[p.size] = p.space_label
         threads.setdefault(p.space, {}).setdefault(p.size, {})[p.threads or 0] = p.total
     for space, times in sorted(parallel.items()):
         if serial:
             counts = sorted({t for per_size in threads[space].values() for t in per_size})
             label = f"{space} ({'/'.join(map(str, counts))} threads, best per size)" if len(counts) > 1 \
                 else f"{space} ({counts[0]} threads)"
-            crossovers.append(crossover(label, times, "serial", serial))
+            noise = {n: max(stddev.get(("serial", n), 0.0), stddev.get((lab, n), 0.0))
+                     for n, lab in parallel_label[space].items()}
+            crossovers.append(crossover(label, times, "serial", serial, noise))
 
     thread_notes: List[str] = []
     for space, per_size in sorted(threads.items()):
@@ -364,8 +409,10 @@ def analyse_group(key: Tuple, points: List[Point], link: Link, profile: Optional
 
     return GroupAdvice(case=case, workload=workload, variant=variant, precision=precision, generate=generate,
                        sizes=sizes, failed=failed, best_host=best_host, device=device, crossovers=crossovers,
+                       host_times={lab: {p.size: p.total for p in hosts if p.space_label == lab}
+                                   for lab in sorted({p.space_label for p in hosts})},
                        threads=threads, thread_notes=thread_notes, cores_matching_device=cores,
-                       amortisation=amortisation, prediction=prediction)
+                       amortisation=amortisation, prediction=prediction, stddev=stddev)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -411,22 +458,35 @@ MAX_FLOP_RATIO_SAME_PROBLEM = 4.0
 
 
 def recommend(case: str, precision: str, generate: str, groups: List[GroupAdvice], name_variants: bool = False) -> dict:
-    """The fastest configuration per measured size over every variant of the case, as size ranges."""
-    winners: Dict[int, Tuple[float, str, str, str]] = {}   # n -> (seconds, variant, where, kind)
+    """The fastest configuration per measured size over every variant of the case, as size ranges.
+    Going up in size, the choice changes only where another configuration wins by more than the
+    spread of the two medians (their larger standard deviation): noise does not split a range."""
+    candidates: Dict[int, List[Tuple[float, float, str, str, str]]] = {}  # n -> (s, stddev, variant, where, kind)
     copy_vs_host: Dict[str, Dict[int, Tuple[float, float]]] = {}
     for g in groups:
-        for n, (t, label) in g.best_host.items():
-            if n not in winners or t < winners[n][0]:
-                winners[n] = (t, g.variant, label, "host")
+        for label, times in g.host_times.items():
+            for n, t in times.items():
+                candidates.setdefault(n, []).append((t, g.stddev.get((label, n), 0.0), g.variant, label, "host"))
         for space, policies in g.device.items():
             for n, t in policies.get("all-resident", {}).items():
-                if n not in winners or t < winners[n][0]:
-                    winners[n] = (t, g.variant, space, "device")
+                candidates.setdefault(n, []).append((t, g.stddev.get((f"{space} all-resident", n), 0.0), g.variant,
+                                                     space, "device"))
             for n, t in policies.get("copy-every-iteration", {}).items():
                 if n in g.best_host:
                     prev = copy_vs_host.setdefault(space, {}).get(n)
                     if prev is None or t < prev[0]:
                         copy_vs_host[space][n] = (t, g.best_host[n][0])
+    winners: Dict[int, Tuple[float, str, str, str]] = {}   # n -> (seconds, variant, where, kind)
+    previous = None
+    for n in sorted(candidates):
+        best = min(candidates[n], key=lambda c: c[0])
+        choice = best
+        if previous:
+            same = [c for c in candidates[n] if c[2:] == previous]
+            if same and same[0][0] - best[0] <= max(same[0][1], best[1]):
+                choice = same[0]
+        winners[n] = (choice[0],) + choice[2:]
+        previous = choice[2:]
     sizes = sorted(winners)
     ranges: List[Tuple[int, int, Tuple[str, str, str]]] = []
     for n in sizes:
@@ -535,6 +595,13 @@ def require_size_sweep(advice: Advice) -> None:
 # Text
 
 
+def _spread_out(sizes: List[int], most: int = 8) -> List[int]:
+    """At most `most` of the sizes, evenly spread, the first and the last included."""
+    if len(sizes) <= most:
+        return sizes
+    return sorted({sizes[round(i * (len(sizes) - 1) / (most - 1))] for i in range(most)})
+
+
 def _s(seconds: float) -> str:
     if seconds >= 1:
         return f"{seconds:.3g} s"
@@ -561,15 +628,17 @@ def to_text(advice: Advice, rs: ResultSet) -> str:
       f"{amortising_intensity(8, 15e9, 1e9, 1e12):.2f} flops per transferred value")
     for g in advice.groups:
         w("")
-        w(f"== {g.label} (sizes {', '.join(map(str, g.sizes))})")
+        w(f"== {g.label} ({len(g.sizes)} size{'s' if len(g.sizes) != 1 else ''}: n = {sizes_text(g.sizes, g.sizes)})")
         if g.failed:
             w(f"  left out (verification failed): {'; '.join(g.failed)}")
-        host = ", ".join(f"n={n}: {s} {_s(t)}" for n, (t, s) in sorted(g.best_host.items()))
+        shown = _spread_out(sorted(g.best_host))
+        more = "" if len(shown) == len(g.best_host) else f" ({len(shown)} of {len(g.best_host)} sizes; all in advice.json)"
+        host = ", ".join(f"n={n}: {g.best_host[n][1]} {_s(g.best_host[n][0])}" for n in shown)
         if host:
-            w(f"  best host per size: {host}")
+            w(f"  best host per size{more}: {host}")
         for space, pols in sorted(g.device.items()):
             for pol, ts in sorted(pols.items()):
-                w(f"  {space} {pol}: " + ", ".join(f"n={n}: {_s(t)}" for n, t in sorted(ts.items())))
+                w(f"  {space} {pol}: " + ", ".join(f"n={n}: {_s(ts[n])}" for n in _spread_out(sorted(ts))))
         if not g.device:
             w("  no device space measured: the crossover against a device cannot be measured here"
               + (" (see the prediction below)" if advice.profile else " (--assume-device H100|A100|MI250X predicts one)"))
@@ -606,7 +675,12 @@ def to_text(advice: Advice, rs: ResultSet) -> str:
               f"{prof['peak_GFLOPs'][g.precision]:.4g} GFLOP/s {g.precision} and {prof['memory_GBps']:.4g} GB/s, "
               f"link {pr['link_GBps']:.4g} GB/s, {prof['launch_latency_us']} us per launch; "
               + "; ".join(sources))
-            for r in rows:
+            keep = set(_spread_out([r["size"] for r in rows]))
+            for c in pr["crossovers"]:
+                keep.update(n for n in (c["last_losing"], c["first_winning"]) if n is not None)
+            if len(keep) < len(rows):
+                w(f"    ({len(keep)} of {len(rows)} sizes shown, those around the crossings included; all in advice.json)")
+            for r in (r for r in rows if r["size"] in keep):
                 measured = ""
                 if r["measured_resident_s"] is not None:
                     measured = f"; measured on the device: resident {_s(r['measured_resident_s'])}"

@@ -49,6 +49,7 @@ class Point:
     threads: Optional[int]      # host threads of a parallel host space; 1 for serial; None on a device
     host: bool                  # a host space (mirrors alias)
     total: float                # medians of seconds per iteration
+    total_stddev: float         # the spread of the total over the repetitions
     compute: float
     to_device: float
     to_host: float
@@ -155,7 +156,8 @@ def _point(m: dict, source: Source, parameters: Dict[str, str]) -> Point:
             case=m["case"], workload=m["workload"], variant=m["variant"], size=int(m["size"]),
             precision=m["precision"], space=space, policy=m["policy"], generate=m.get("generate", "host"),
             threads=threads, host=host,
-            total=_median(m, "total"), compute=_median(m, "compute"),
+            total=_median(m, "total"), total_stddev=float(m["seconds"]["total"].get("stddev") or 0.0),
+            compute=_median(m, "compute"),
             to_device=_median(m, "to_device"), to_host=_median(m, "to_host"),
             flops=float(work.get("flops", 0)),
             bytes_moved_by_kernel=float(work.get("bytes_read", 0)) + float(work.get("bytes_written", 0)),
