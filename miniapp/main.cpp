@@ -1,6 +1,7 @@
 // miniapp: runs the experiments of a YAML deck on every requested Kokkos execution space and
 // mirror policy, verifies every result and reports time per phase, rates and speedups.
 
+#include "miniapp/core/affinity.hpp"
 #include "miniapp/core/deck.hpp"
 #include "miniapp/core/exit_codes.hpp"
 #include "miniapp/core/interrupt.hpp"
@@ -195,9 +196,7 @@ std::string choose_host_threads(const CommandLine& cli, const Deck& deck) {
 }
 
 int cpus_allowed() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+  const cpu_set_t set = process_cpus();
   return CPU_COUNT(&set);
 }
 
@@ -364,7 +363,6 @@ int main(int argc, char** argv) {
   for (std::string& a : cli.kokkos_args) kokkos_argv.push_back(a.data());
   int kokkos_argc = static_cast<int>(kokkos_argv.size());
   kokkos_argv.push_back(nullptr);
-  // Read before Kokkos starts: with OMP_PROC_BIND set, its OpenMP start pins this thread to one CPU.
   const int allowed = cpus_allowed();
   try {
     Kokkos::ScopeGuard guard(kokkos_argc, kokkos_argv.data());

@@ -1,5 +1,6 @@
 #include "thread_sweep.hpp"
 
+#include "miniapp/core/affinity.hpp"
 #include "miniapp/core/exit_codes.hpp"
 #include "miniapp/core/report.hpp"
 #include "miniapp/core/stats.hpp"
@@ -150,6 +151,9 @@ int run_thread_sweep(const std::vector<int>& counts, const std::vector<std::stri
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
+  // Each run gets every CPU of the job: a child inherits this thread's mask, which the OpenMP
+  // runtime has pinned to one CPU when OMP_PROC_BIND is set.
+  const cpu_set_t job_cpus = process_cpus();
 
   for (std::size_t k = 0; k < counts.size(); ++k) {
     SweepRun run{counts[k], fs::path(out_dir) / ("threads-" + std::to_string(counts[k])), 0};
@@ -177,6 +181,7 @@ int run_thread_sweep(const std::vector<int>& counts, const std::vector<std::stri
     }
     if (pid == 0) {
       sigprocmask(SIG_SETMASK, &previous, nullptr);
+      if (CPU_COUNT(&job_cpus) > 0) sched_setaffinity(0, sizeof job_cpus, &job_cpus);
       ::setenv("KOKKOS_NUM_THREADS", std::to_string(run.threads).c_str(), 1);
       ::execv(executable.c_str(), argv.data());
       _exit(exit_code::kRuntimeError);

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -559,4 +560,30 @@ TEST(RandomValidDecks, RunWithEveryMeasurementVerified) {
     fs::remove_all(r.deck.parent_path());
   }
   std::cout << "random decks: " << count << " decks, " << measurements << " measurements, all as expected\n";
+}
+
+TEST(EndToEnd, ThreadSweepRunsGetEveryCpuOfTheJobUnderProcBind) {
+  // With OMP_PROC_BIND set the OpenMP runtime pins the sweep's own thread to one CPU; a run it
+  // starts must still get all of the job's CPUs, or its threads share one core.
+  cpu_set_t mine;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  const int cpus = CPU_COUNT(&mine);
+  if (cpus < 2) GTEST_SKIP() << "skipped: this machine lets the test use " << cpus << " CPU, the check needs 2";
+  const fs::path dir = fresh_dir("sweep-bind");
+  const fs::path deck = write_deck(dir,
+                                   "threads: [1, 2]\ncases:\n  - workload: distance\n    sizes: 32\n"
+                                   "    spaces: [openmp]\n    policies: [host]\n    repetitions: 1\n");
+  setenv("OMP_PROC_BIND", "spread", 1);
+  setenv("OMP_PLACES", "threads", 1);
+  const Result r = run(deck.string() + " --quiet --output " + (dir / "out").string());
+  unsetenv("OMP_PROC_BIND");
+  unsetenv("OMP_PLACES");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (int threads : {1, 2}) {
+    const YAML::Node p =
+        YAML::LoadFile((dir / "out" / ("threads-" + std::to_string(threads)) / "results.json").string())["provenance"];
+    EXPECT_EQ(p["cpus_allowed"].as<int>(), cpus) << "the run with " << threads << " thread(s)";
+    EXPECT_EQ(p["host_threads"].as<int>(), threads);
+  }
+  EXPECT_EQ(r.output.find("oversubscribed"), std::string::npos) << r.output;
 }
