@@ -44,9 +44,10 @@ case "$BACKEND" in
   hip)
     # Without a target hipcc asks rocm_agent_enumerator, which fails (traceback) on GPU-less hosts.
     export HCC_AMDGPU_TARGET=${HCC_AMDGPU_TARGET:-gfx908}
-    if ! command -v hipcc >/dev/null 2>&1; then
-      log=$(mktemp)
-      "$BOOTSTRAP" --backend hip --packages-only >"$log" 2>&1
+    # Always asked for (quick when present): the fuzz check's clang may have replaced the OpenMP
+    # headers of hipcc's clang since the last run.
+    log=$(mktemp)
+    if ! "$BOOTSTRAP" --backend hip --packages-only >"$log" 2>&1 || ! command -v hipcc >/dev/null 2>&1; then
       if ! command -v hipcc >/dev/null 2>&1; then
         # Skipped only where the archive has no hipcc; a failed install of a package it has fails.
         if apt-cache policy hipcc 2>/dev/null | grep -qE 'Candidate: [0-9]'; then
@@ -59,9 +60,11 @@ case "$BACKEND" in
         rm -f "$log"
         exit 0
       fi
-      relay <"$log"
+      relay <"$log" | tail -n 20
       rm -f "$log"
+      fail "installing the HIP packages (hipcc's OpenMP headers) failed (output above)"
     fi
+    rm -f "$log"
     echo "hipcc: $(command -v hipcc) (Debian package $(dpkg-query -W -f='${Version}' hipcc 2>/dev/null))"
     ;;
   *) fail "unknown backend '$BACKEND' (cuda or hip)" ;;
