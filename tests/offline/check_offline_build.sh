@@ -111,13 +111,13 @@ if [ "$BACKEND" = host ]; then
 else
   PATH="$(dirname "$NVCC"):$PATH"
   "$script" "$BUNDLE" --backend cuda --arch sm_90 --build-dir "$WORK/build-cuda" --jobs "$JOBS" \
-    --targets miniapp_e2e_tests,CMakeFiles/miniapp_objects.dir/generated/workloads/solver_cuda.cpp.o \
+    --targets miniapp_e2e_tests,CMakeFiles/miniapp_objects.dir/miniapp/workloads/solver/solver.cpp.o \
     || fail "build-offline.sh --backend cuda --arch sm_90 failed"
   grep -q '^#define KOKKOS_ARCH_HOPPER90' "$WORK/build-cuda/kokkos-cuda-sm_90/include/KokkosCore_config.h" \
     || fail "the CUDA Kokkos was not configured for HOPPER90"
-  obj="$WORK/build-cuda/project/CMakeFiles/miniapp_objects.dir/generated/workloads/solver_cuda.cpp.o"
+  obj="$WORK/build-cuda/project/CMakeFiles/miniapp_objects.dir/miniapp/workloads/solver/solver.cpp.o"
   archs=$(python3 "$FATBIN_ARCHS" "$obj") || fail "cannot read the fat binary of $obj"
-  echo "solver_cuda.cpp.o device code: $archs"
+  echo "solver.cpp.o device code: $archs"
   [[ " $archs " == *" elf:90 "* ]] || fail "$obj holds no sm_90 machine code ($archs)"
   for a in $archs; do case "$a" in elf:90|ptx:90) ;; *) fail "$obj holds device code for another architecture: $a" ;; esac; done
   "$WORK/build-cuda/project/tests/miniapp_e2e_tests" --gtest_list_tests >/dev/null \
