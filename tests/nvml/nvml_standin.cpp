@@ -6,15 +6,19 @@
 #include <cstdio>
 #include <cstring>
 
-namespace {
+// The types in the entry points' signatures stay out of the unnamed namespace: nvcc's front end
+// gives an extern "C" function taking an internal-linkage type internal linkage, and dlsym then
+// finds no such entry point (found on the first CUDA build's unit.common).
 struct nvmlDevice_st {
   int index;
 };
-nvmlDevice_st device0{0};
 struct Utilization {
   unsigned gpu;
   unsigned memory;
 };
+
+namespace {
+nvmlDevice_st device0{0};
 
 std::atomic<int> init_result{0};
 std::atomic<bool> energy_supported{true};

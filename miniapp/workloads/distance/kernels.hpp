@@ -4,6 +4,7 @@
 // of a chunked run. Free functions, not members: CUDA extended lambdas may not live in private
 // member functions, and capturing `this` would copy a host object to the device.
 
+#include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/random.hpp"
 #include "miniapp/core/spaces.hpp"
@@ -24,7 +25,7 @@ void generate_on_host(const Points& points, std::uint64_t seed) {
       points(i, k) = static_cast<typename Points::value_type>(uniform01(seed, i * dim + k));
 }
 
-template <class Space, class Points>
+template <class Space, class Points, MINIAPP_KERNEL_UNIT>
 void generate(const Space& space, const Points& points, std::uint64_t seed) {
   const auto n = static_cast<std::int64_t>(points.extent(0)), dim = static_cast<std::int64_t>(points.extent(1));
   Kokkos::parallel_for(
@@ -77,7 +78,7 @@ Kokkos::TeamPolicy<Space> row_policy(const Space& space, std::int64_t rows, int 
 // The kernels read point j's coordinates for consecutive j: stored coordinate-major they are
 // contiguous, so a CPU loads them as vectors and a GPU warp reads them coalesced. The points as
 // given stay the input (the harness's copies and the verification use them).
-template <class Space, class Points, class Coordinates>
+template <class Space, class Points, class Coordinates, MINIAPP_KERNEL_UNIT>
 void coordinate_major(const Space& space, const Points& points, const Coordinates& coordinates, int dim) {
   Kokkos::parallel_for(
       "distance::coordinate-major", Kokkos::RangePolicy<Space>(space, 0, points.extent(0)),
@@ -130,7 +131,7 @@ void with_dimension(int dim, F&& f) {
 
 // Dim > 0 fixes the dimension at compile time: the loop over coordinates unrolls and the loop
 // over columns vectorizes; Dim = 0 reads it at run time (any other D).
-template <int Dim, class Space, class Points, class Out>
+template <int Dim, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
 void direct_rows(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
                  int runtime_dim, bool squared) {
   const int dim = Dim > 0 ? Dim : runtime_dim;
@@ -169,7 +170,7 @@ int tile_columns(int dim) {
   return fit < 1 ? 1 : (fit > widest ? widest : fit);
 }
 
-template <int Dim, class Space, class Points, class Out>
+template <int Dim, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
 void tiled_rows(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
                 int runtime_dim, bool squared) {
   const int dim = Dim > 0 ? Dim : runtime_dim;
@@ -223,7 +224,7 @@ void tiled(const Space& space, const Points& points, const Out& out, std::int64_
 // contiguous. Every tile pair is the same work, so the triangle is balanced across teams.
 inline constexpr int kSymmetricTile = 32;
 
-template <int Dim, class Space, class Points, class Out>
+template <int Dim, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
 void symmetric_tiles(const Space& space, const Points& points, const Out& out, int runtime_dim, bool squared) {
   const int dim = Dim > 0 ? Dim : runtime_dim;
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
@@ -275,7 +276,7 @@ void symmetric(const Space& space, const Points& points, const Out& out, int dim
 // clamped at zero (cancellation may leave small negatives) and the root taken. `norms` holds
 // |p_i|^2 for every point. KokkosBlas::gemm of Kokkos Kernels 3.4 takes no execution space: it
 // runs on the default instance, which is the one the harness passes.
-template <class Space, class Points, class Norms>
+template <class Space, class Points, class Norms, MINIAPP_KERNEL_UNIT>
 void squared_norms(const Space& space, const Points& points, const Norms& norms, int dim) {
   using Scalar = typename Norms::non_const_value_type;
   Kokkos::parallel_for(
@@ -286,7 +287,7 @@ void squared_norms(const Space& space, const Points& points, const Norms& norms,
       });
 }
 
-template <class Space, class Points, class Norms, class Out>
+template <class Space, class Points, class Norms, class Out, MINIAPP_KERNEL_UNIT>
 void gemm(const Space& space, const Points& points, const Norms& norms, const Out& out, std::int64_t row0,
           std::int64_t rows, bool squared) {
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
@@ -315,7 +316,7 @@ void gemm(const Space& space, const Points& points, const Norms& norms, const Ou
 
 // Per-row reductions without the matrix: the nearest other point (distance and index) and the
 // sum of the distances, O(N) memory.
-template <class Space, class Points, class Nearest, class Index>
+template <class Space, class Points, class Nearest, class Index, MINIAPP_KERNEL_UNIT>
 void row_min(const Space& space, const Points& points, const Nearest& nearest, const Index& index, int dim,
              bool squared) {
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
@@ -353,7 +354,7 @@ void row_min(const Space& space, const Points& points, const Nearest& nearest, c
       });
 }
 
-template <class Space, class Points, class Sums>
+template <class Space, class Points, class Sums, MINIAPP_KERNEL_UNIT>
 void row_sum(const Space& space, const Points& points, const Sums& sums, int dim, bool squared) {
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
   using Scalar = typename Sums::non_const_value_type;

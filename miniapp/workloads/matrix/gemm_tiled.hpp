@@ -12,6 +12,7 @@
 // - GPU: one thread per register block; panels interleaved k-major, so the threads of a warp
 //   read consecutive scratch words (no bank conflicts) while they share a k.
 
+#include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/host_simd.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/workloads/matrix/params.hpp"
@@ -59,7 +60,7 @@ TileShape default_tiles() {
   return {64, 64, 16};
 }
 
-template <class Scalar, class Space, class AView, class BView, class CView, class C0View>
+template <class Scalar, class Space, class AView, class BView, class CView, class C0View, MINIAPP_KERNEL_UNIT>
 void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const AView& A, const BView& B,
                 Scalar beta, const C0View& C0, const CView& C) {
   constexpr int RM = RegisterBlock<Scalar, Space>::rows;

@@ -3,6 +3,7 @@
 // operation, and the three GEMM forms (gemm-tiled in gemm_tiled.hpp). Free functions templated on
 // the space: CUDA extended lambdas may not live in private member functions.
 
+#include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/random.hpp"
 #include "miniapp/workloads/matrix/gemm_tiled.hpp"
@@ -32,7 +33,7 @@ void fill_host(const View& out, std::uint64_t seed, std::size_t offset) {
                                                                   : positive_uniform(seed, offset + e));
 }
 
-template <bool Signed, class Space, class View>
+template <bool Signed, class Space, class View, MINIAPP_KERNEL_UNIT>
 void fill_device(const Space& space, const View& out, std::uint64_t seed, std::size_t offset) {
   using Scalar = typename View::value_type;
   Scalar* data = out.data();
@@ -46,7 +47,7 @@ void fill_device(const Space& space, const View& out, std::uint64_t seed, std::s
 
 // z = x ** y or x * y over contiguous arrays: one flat loop, no index arithmetic per element, so
 // it vectorizes.
-template <class Space, class View>
+template <class Space, class View, MINIAPP_KERNEL_UNIT>
 void elementwise(const Space& space, Operation op, const View& x, const View& y, const View& z) {
   using Scalar = typename View::value_type;
   const Scalar* xs = x.data();
@@ -62,7 +63,7 @@ void elementwise(const Space& space, Operation op, const View& x, const View& y,
 }
 
 // One thread per element of C; beta = 0 reads no C0, as in BLAS.
-template <class Space, class Scalar, class AView, class BView, class C0View, class CView>
+template <class Space, class Scalar, class AView, class BView, class C0View, class CView, MINIAPP_KERNEL_UNIT>
 void gemm_naive(const Space& space, Scalar alpha, const AView& A, const BView& B, Scalar beta, const C0View& C0,
                 const CView& C) {
   const bool read_c0 = beta != Scalar(0);

@@ -4,6 +4,7 @@
 // records the loss. Free functions and functors: CUDA extended lambdas may not live in private
 // member functions. The hand-vectorised CPU form of the fused sums is in packed_gradient.hpp.
 
+#include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/host_simd.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/random.hpp"
@@ -173,7 +174,7 @@ void generate_on_host(const X& x, const Y& y, bool single_variable, double noise
     y(i) = static_cast<typename Y::value_type>(generate_row(single_variable, n, cols, seed, noise, i, RowSetter<X>{x, i}));
 }
 
-template <class Space, class X, class Y>
+template <class Space, class X, class Y, MINIAPP_KERNEL_UNIT>
 void generate(const Space& space, const X& x, const Y& y, bool single_variable, double noise, std::uint64_t seed) {
   const std::size_t n = x.extent(0), cols = x.extent(1);
   Kokkos::parallel_for(
@@ -196,7 +197,7 @@ struct Fit {
 };
 
 // beta = 0, nothing diverged, no loss seen.
-template <class Space, class F>
+template <class Space, class F, MINIAPP_KERNEL_UNIT>
 void start(const Space& space, const F& fit) {
   using Scalar = typename F::View::value_type;
   const auto beta = fit.beta;
@@ -239,7 +240,7 @@ void fused_sums(const Space& space, const X& x, const Y& y, const F& fit) {
 // Kernels' TPL path to it) does not take: seen as the column-major P+1 x N matrix X^T, the same
 // memory is what vendor gemv reads fastest (Kokkos Kernels' own row-major "T" product is far
 // slower; docs/tuning-notes.md).
-template <class Space, class X, class Y, class R, class F>
+template <class Space, class X, class Y, class R, class F, MINIAPP_KERNEL_UNIT>
 void blas_sums(const Space& space, const X& x, const Y& y, const R& residual, const F& fit) {
   using Scalar = typename F::View::value_type;
   using MemorySpace = typename Space::memory_space;
@@ -258,7 +259,7 @@ void blas_sums(const Space& space, const X& x, const Y& y, const R& residual, co
 
 // Step k's update on one thread: records the loss, and stops updating once the loss is not finite
 // or grew (above the lowest so far by `growth`, plus 64 eps of the first loss).
-template <class Space, class F, class Scalar>
+template <class Space, class F, class Scalar, MINIAPP_KERNEL_UNIT>
 void update(const Space& space, const F& fit, std::int64_t k, Scalar step, Scalar inv_n, Scalar growth) {
   const auto beta = fit.beta;
   const auto loss = fit.loss;

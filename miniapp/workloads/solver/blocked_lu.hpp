@@ -5,6 +5,7 @@
 // of panel and solve go through KokkosBlas::gemm. The recursion runs on the host and only
 // launches kernels; free functions templated on the space, as every kernel here.
 
+#include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/interruption.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/spaces.hpp"
@@ -87,7 +88,7 @@ KOKKOS_INLINE_FUNCTION typename VectorView::non_const_value_type row_times_vecto
 // apart), and each column's pass would miss the TLB once per row. The pass that eliminates
 // column j also finds the pivot of column j + 1 (a team MaxLoc reduction), so each column costs
 // one pass over the rows and one rendezvous (two when rows are swapped).
-template <class Scalar, class Space>
+template <class Scalar, class Space, MINIAPP_KERNEL_UNIT>
 void factor_leaf(const Space& space, const Work<Scalar, Space>& w, int c0, int c1) {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
@@ -152,7 +153,7 @@ void factor_leaf(const Space& space, const Work<Scalar, Space>& w, int c0, int c
 
 // The row swaps of pivots [j0, j1), in order, applied to columns [c_lo, c_hi) (and to b with
 // `with_rhs`), a chunk of columns per thread (LAPACK's dlaswp).
-template <class Scalar, class Space>
+template <class Scalar, class Space, MINIAPP_KERNEL_UNIT>
 void swap_rows(const Space& space, const Work<Scalar, Space>& w, int j0, int j1, int c_lo, int c_hi, bool with_rhs) {
   constexpr int chunk_width = kColumnChunk<Space>;
   const int chunks = (c_hi - c_lo + chunk_width - 1) / chunk_width;
@@ -203,7 +204,7 @@ void update(const Space&, const Work<Scalar, Space>& w, int r0, int r1, int k0, 
 // A(r0:r1, c0:c1) = L(r0:r1, r0:r1)^-1 A(r0:r1, c0:c1), L unit lower triangular: recursively
 // halved so that most flops are a gemm; leaves row by row, each row's update vectorised over a
 // chunk of columns.
-template <class Scalar, class Space>
+template <class Scalar, class Space, MINIAPP_KERNEL_UNIT>
 void lower_solve(const Space& space, const Work<Scalar, Space>& w, int r0, int r1, int c0, int c1) {
   if (c1 <= c0) return;
   const int rows = r1 - r0;
@@ -251,7 +252,7 @@ void factor_columns(const Space& space, const Work<Scalar, Space>& w, int c0, in
 
 // L y = P b, then U x = y, a diagonal block at a time: one member solves the block, then the
 // team updates the rest of b with the block's columns (row-wise dot products of contiguous values).
-template <class Scalar, class Space, class X>
+template <class Scalar, class Space, class X, MINIAPP_KERNEL_UNIT>
 void solves(const Space& space, const Work<Scalar, Space>& w, const X& x) {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
@@ -303,7 +304,7 @@ void solves(const Space& space, const Work<Scalar, Space>& w, const X& x) {
 // its tiny pivot), then a panel of block_size columns at a time: factor it, apply its row swaps
 // to the rest, solve for the block row of U, update the trailing matrix with one gemm. A signal
 // is noticed between panels (`step` counts them across systems).
-template <class Scalar, class Space, class A, class B, class X>
+template <class Scalar, class Space, class A, class B, class X, MINIAPP_KERNEL_UNIT>
 void solve_system(const Space& space, Work<Scalar, Space>& w, const A& a, const B& b, const X& x, int block_size,
                   std::int64_t& step) {
   const auto info = w.info;

@@ -6,6 +6,7 @@
 // system never turns into inf/NaN. Free functions: CUDA extended lambdas may not live in private
 // member functions.
 
+#include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/kokkos_kernels_compat.hpp"
 #include "miniapp/core/random.hpp"
@@ -44,7 +45,7 @@ void generate_on_host(MatrixKind kind, const A& a, const B& b, std::uint64_t see
     }
 }
 
-template <class Space, class A, class B>
+template <class Space, class A, class B, MINIAPP_KERNEL_UNIT>
 void generate(const Space& space, MatrixKind kind, const A& a, const B& b, std::uint64_t seed) {
   using Scalar = typename A::value_type;
   const auto systems = static_cast<std::int64_t>(a.extent(0));
@@ -150,7 +151,7 @@ KOKKOS_INLINE_FUNCTION int lu_solve_one_team(const Member& team, const Matrix& m
 }
 
 // One system per thread, on its own slice of the work Views lu and rhs.
-template <class Space, class A, class B, class X, class Info, class LU, class Rhs>
+template <class Space, class A, class B, class X, class Info, class LU, class Rhs, MINIAPP_KERNEL_UNIT>
 void batched_thread(const Space& space, const A& a, const B& b, const X& x, const Info& info, const LU& lu,
                     const Rhs& rhs) {
   using Scalar = typename A::value_type;
@@ -175,7 +176,7 @@ void batched_thread(const Space& space, const A& a, const B& b, const X& x, cons
 }
 
 // One system per team, [A | b] in team scratch (team_scratch_refusal says when it cannot fit).
-template <class Space, class A, class B, class X, class Info>
+template <class Space, class A, class B, class X, class Info, MINIAPP_KERNEL_UNIT>
 void batched_team(const Space& space, const A& a, const B& b, const X& x, const Info& info) {
   using Scalar = typename A::value_type;
   using Policy = Kokkos::TeamPolicy<Space>;
@@ -221,7 +222,7 @@ void batched_team(const Space& space, const A& a, const B& b, const X& x, const 
 // One system per thread through KokkosBatched's Gesv (available where
 // compat::kHasBatchedPivotingSolve). Gesv scales each column to a largest entry of 1 before
 // factoring, so its tiny pivot is n eps.
-template <class Space, class A, class B, class X, class Info, class LU>
+template <class Space, class A, class B, class X, class Info, class LU, MINIAPP_KERNEL_UNIT>
 void batched_kokkos_kernels(const Space& space, const A& a, const B& b, const X& x, const Info& info, const LU& lu,
                             const LU& work) {
   using Scalar = typename A::value_type;
