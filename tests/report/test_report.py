@@ -231,6 +231,23 @@ class Advisor(ReportChecks):
                       g["cores_matching_device"][0])
         self.assertIn("openmp (2 threads) never beats serial in the measured range (n = 100..4000)", text)
 
+    def test_prediction_stands_next_to_every_device_measurement(self):
+        # A device measured only copying every iteration (as seed 002's small-n sweep on the H100):
+        # the prediction lines still show that measurement.
+        doc = synthetic.gpu_results()
+        doc["measurements"] = [m for m in doc["measurements"] if m["policy"] != "all-resident"]
+        text, advice = self.advise(doc, "--assume-device", "H100")
+        rows = self.group(advice, "synthetic-crossover", "direct")["prediction"]["rows"]
+        self.assertEqual([r["size"] for r in rows], sorted(synthetic.SIZES))
+        for r in rows:
+            self.assertIsNone(r["measured_resident_s"])
+            self.assertAlmostEqual(r["measured_copy_s"], synthetic.copying(r["size"]), delta=1e-12)
+        shown = [line for line in text.splitlines() if line.startswith("    n=") and "predicted resident" in line]
+        self.assertTrue(shown)
+        for line in shown:
+            self.assertIn("; measured on the device: copying ", line)
+            self.assertNotIn("measured on the device: resident", line)
+
     def test_always_and_never(self):
         text, advice = self.advise(synthetic.gpu_results())
         g = self.group(advice, "synthetic-always", "tiled")

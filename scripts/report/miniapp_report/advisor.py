@@ -681,11 +681,12 @@ def to_text(advice: Advice, rs: ResultSet) -> str:
             if len(keep) < len(rows):
                 w(f"    ({len(keep)} of {len(rows)} sizes shown, those around the crossings included; all in advice.json)")
             for r in (r for r in rows if r["size"] in keep):
-                measured = ""
-                if r["measured_resident_s"] is not None:
-                    measured = f"; measured on the device: resident {_s(r['measured_resident_s'])}"
-                    if r["measured_copy_s"] is not None:
-                        measured += f", copying {_s(r['measured_copy_s'])}"
+                # The device's own measurements at this size, whichever policies were run, so the
+                # model can be judged (a sweep may have measured only copy-every-iteration).
+                seen = [f"{label} {_s(r[key])}" for label, key in (("resident", "measured_resident_s"),
+                                                                    ("copying", "measured_copy_s"))
+                        if r[key] is not None]
+                measured = "; measured on the device: " + ", ".join(seen) if seen else ""
                 w(f"    n={r['size']}: predicted resident {_s(r['resident_s'])}, copying every iteration "
                   f"{_s(r['copy_every_iteration_s'])} ({r['transfer_bytes']:.4g} B, {r['launches']} launch(es)); "
                   f"measured best host {_s(r['best_host_s'])} ({r['best_host']}){measured}")
