@@ -5,6 +5,7 @@
 #include "miniapp/core/field.hpp"
 #include "miniapp/core/interrupt.hpp"
 #include "miniapp/core/measurement.hpp"
+#include "miniapp/core/nvml.hpp"
 #include "miniapp/core/spaces.hpp"
 
 #include <stdexcept>
@@ -91,8 +92,15 @@ Measurement measure(Kernel& kernel, const Space& space, const MeasurementSpec& s
   if (inputs_each) m.bytes_to_device_per_iteration = detail::moved_bytes(inputs);
   if (outputs_each) m.bytes_to_host_per_iteration = detail::moved_bytes(outputs);
 
+  // On a device space, the GPU's energy and utilisation over the timed repetitions (nvml.hpp).
+  std::unique_ptr<nvml::Recorder> energy;
+  if constexpr (!is_host_space<Space>()) energy = nvml::recorder_for_this_process();
   for (int it = 0; it < spec.warmup + spec.repetitions; ++it) {
     throw_if_interrupted();
+    if (energy && it == spec.warmup) {
+      space.fence();
+      energy->start();
+    }
     const double h2d = inputs_each ? timed(to_device) : 0.0;
     const double compute = timed([&] { kernel.compute(space); });
     const double d2h = outputs_each ? timed(to_host) : 0.0;
@@ -102,6 +110,7 @@ Measurement measure(Kernel& kernel, const Space& space, const MeasurementSpec& s
     m.seconds.to_host.push_back(d2h);
     m.seconds.total.push_back(h2d + compute + d2h);
   }
+  if (energy) m.gpu_energy = energy->stop();
   if (spec.policy == MirrorPolicy::AllResident) {
     m.seconds.final_to_host = timed(to_host);
     m.bytes_one_time += detail::moved_bytes(outputs);

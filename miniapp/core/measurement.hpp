@@ -1,6 +1,7 @@
 #pragma once
 // What one measurement (workload x variant x size x precision x space x policy) produced.
 
+#include "miniapp/core/energy_reading.hpp"
 #include "miniapp/core/mirror_policy.hpp"
 
 #include <cstddef>
@@ -75,6 +76,10 @@ struct Measurement {
   bool mirrors_alias = false;  // host space: mirror is the device allocation, copies move nothing
   WorkEstimate work;
   Verification verification;
+  // Device spaces only: the GPU's energy, power and utilisation over the timed repetitions (their
+  // copies included, warm-up excluded), read through NVML; fields null with the reason where NVML
+  // is missing. Empty on host spaces.
+  std::optional<EnergyReading> gpu_energy;
   // Evenly spaced output values, compared with the baseline space's (not written out).
   std::vector<double> output_sample;
 };

@@ -1,8 +1,11 @@
 #include "miniapp/core/nvml.hpp"
 
+#include "miniapp/core/device_info.hpp"
+
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cctype>
 #include <numeric>
 #include <type_traits>
@@ -186,6 +189,19 @@ Reading Recorder::stop() {
     why.push_back(utilization_unavailable_);
   for (const auto& w : why) r.unavailable += (r.unavailable.empty() ? "" : "; ") + w;
   return r;
+}
+
+std::unique_ptr<Recorder> recorder_for_this_process() {
+  // Loaded on first use and kept until exit: nvmlInit/nvmlShutdown once, not per measurement.
+  static const Library library = [] {
+    const char* path = std::getenv("MINIAPP_NVML_LIBRARY");
+    return Library::load(path && *path ? std::string(path) : std::string("libnvidia-ml.so.1"));
+  }();
+  static const std::string device = [] {
+    const std::optional<GpuInfo> gpu = gpu_in_use({});
+    return gpu && !gpu->pci_bus_id.empty() ? gpu->pci_bus_id : std::string("0");
+  }();
+  return std::make_unique<Recorder>(library, device);
 }
 
 }  // namespace miniapp::nvml

@@ -20,6 +20,8 @@
 // Readings outlast short phases: the energy counter and the utilisation are updated by the driver
 // every few to 100 ms, so a phase of a few milliseconds reads as the counter's granularity.
 
+#include "miniapp/core/energy_reading.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -30,14 +32,7 @@
 
 namespace miniapp::nvml {
 
-struct Reading {
-  std::optional<double> energy_joules;
-  std::optional<double> mean_power_watts;
-  std::optional<double> gpu_utilization_percent;
-  double seconds = 0;            // between start() and stop()
-  int samples = 0;               // utilisation (and power) samples taken
-  std::string unavailable;       // why a field is null; empty when all are set
-};
+using Reading = EnergyReading;
 
 // The NVML entry points this uses, resolved from the loaded library.
 struct Api;
@@ -93,5 +88,11 @@ class Recorder {
   std::atomic<bool> running_{false};
   std::thread sampler_;
 };
+
+// The recorder the harness runs around the timed repetitions of a device-space measurement:
+// NVML loaded once per process (from $MINIAPP_NVML_LIBRARY if set, else the driver's soname) on
+// the GPU Kokkos runs on (its PCI bus id; NVML index 0 where no GPU backend is compiled in).
+// Never null: without NVML its readings are null with the reason.
+std::unique_ptr<Recorder> recorder_for_this_process();
 
 }  // namespace miniapp::nvml

@@ -269,6 +269,26 @@ std::string to_json(const RunRecord& run) {
     j.field("arithmetic_intensity", bytes > 0 ? m.work.flops / bytes : 0.0);
     j.field("GFLOPs", r.gflops).field("GBps", r.gbytes_per_s);
     j.end_object();
+    // Device spaces: the GPU's energy over the timed repetitions (null fields: NVML's reason).
+    j.key("gpu_energy");
+    if (const auto& e = m.gpu_energy) {
+      auto optional = [&](const char* name, const std::optional<double>& v) {
+        j.key(name);
+        if (v) j.value(*v);
+        else j.null();
+      };
+      j.begin_object();
+      optional("energy_joules", e->energy_joules);
+      optional("mean_power_watts", e->mean_power_watts);
+      optional("gpu_utilization_percent", e->gpu_utilization_percent);
+      j.field("seconds", e->seconds).field("samples", e->samples);
+      j.key("unavailable");
+      if (e->unavailable.empty()) j.null();
+      else j.value(e->unavailable);
+      j.end_object();
+    } else {
+      j.null();
+    }
     j.field("baseline", run.deck ? run.deck->cases[m.spec.case_index].baseline : std::string());
     const double s = speedup(run, m);
     j.key("speedup");

@@ -118,6 +118,10 @@ TYPED_TEST(DistanceTest, HarnessRecordsPhasesAndTransfersPerPolicy) {
     const std::size_t in_bytes = is_host_space<Space>() ? 0 : n * 3 * sizeof(float);
     const std::size_t out_bytes = is_host_space<Space>() ? 0 : n * n * sizeof(float);
     EXPECT_EQ(m.mirrors_alias, is_host_space<Space>());
+    // The GPU's energy is read on device spaces only (null fields where NVML is missing).
+    EXPECT_EQ(m.gpu_energy.has_value(), !is_host_space<Space>());
+    if (m.gpu_energy && m.gpu_energy->energy_joules) EXPECT_GE(*m.gpu_energy->energy_joules, 0.0);
+    if (m.gpu_energy && !m.gpu_energy->energy_joules) EXPECT_FALSE(m.gpu_energy->unavailable.empty());
     switch (policy) {
       case MirrorPolicy::Host:
         EXPECT_EQ(m.bytes_to_device_per_iteration + m.bytes_to_host_per_iteration + m.bytes_one_time, 0u);

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -137,4 +138,22 @@ TEST_F(Nvml, StopWithoutStartSaysSo) {
   const nvml::Library lib = nvml::Library::load(standin.path);
   nvml::Recorder rec(lib, "0");
   EXPECT_EQ(rec.stop().unavailable, "the recorder was not started");
+}
+
+// What the harness uses around a device-space measurement: NVML from $MINIAPP_NVML_LIBRARY,
+// loaded once per process. (The only test here that calls it: the first call fixes the library.)
+TEST_F(Nvml, TheHarnessRecorderLoadsTheLibraryNamedByMiniappNvmlLibrary) {
+  standin.configure(0, 1, 2000);  // +2000 mJ between start and stop
+  ASSERT_EQ(::setenv("MINIAPP_NVML_LIBRARY", standin.path.c_str(), 1), 0);
+  const std::unique_ptr<nvml::Recorder> rec = nvml::recorder_for_this_process();
+  ASSERT_NE(rec, nullptr);
+  rec->start();
+  std::this_thread::sleep_for(20ms);
+  const nvml::Reading r = rec->stop();
+  ASSERT_TRUE(r.energy_joules) << r.unavailable;
+  EXPECT_DOUBLE_EQ(*r.energy_joules, 2.0);
+  ASSERT_TRUE(r.gpu_utilization_percent);
+  EXPECT_GE(r.samples, 1);
+  EXPECT_TRUE(r.unavailable.empty()) << r.unavailable;
+  ::unsetenv("MINIAPP_NVML_LIBRARY");
 }
