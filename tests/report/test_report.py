@@ -242,6 +242,13 @@ class Advisor(ReportChecks):
         for r in rows:
             self.assertIsNone(r["measured_resident_s"])
             self.assertAlmostEqual(r["measured_copy_s"], synthetic.copying(r["size"]), delta=1e-12)
+        # The transfer arithmetic takes the device's compute rate from the copying runs' compute phase.
+        a = self.group(advice, "synthetic-crossover", "direct")["amortisation"]
+        n = max(synthetic.SIZES)
+        copy_point = [m for m in doc["measurements"] if m["case"] == "synthetic-crossover" and m["space"] == "cuda"
+                      and m["size"] == n][0]
+        self.assertAlmostEqual(a["device_GFLOPs"], copy_point["work"]["GFLOPs"], delta=1e-9 * a["device_GFLOPs"])
+        self.assertEqual(a["device_source"], f"measured on cuda (compute phase of copy-every-iteration) at n = {n}")
         shown = [line for line in text.splitlines() if line.startswith("    n=") and "predicted resident" in line]
         self.assertTrue(shown)
         for line in shown:

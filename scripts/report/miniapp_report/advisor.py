@@ -355,11 +355,20 @@ def analyse_group(key: Tuple, points: List[Point], link: Link, profile: Optional
         hp = best_host_point[n]
         s = VALUE_BYTES.get(precision, 8)
         host_rate = hp.gflops * 1e9
-        dev = {sp: device_points.get((sp, "all-resident", n)) for sp in device}
-        dev = {sp: p for sp, p in dev.items() if p and p.gflops > 0}
+        # The device's compute rate (work.GFLOPs: flops over the median compute phase, copies
+        # excluded) from the first policy measured at n: resident data first, else the compute
+        # phase of a policy that copies (a sweep may have run copy-every-iteration only).
+        dev, dev_policy = {}, None
+        for pol in ("all-resident", "inputs-resident", "copy-every-iteration"):
+            dev = {sp: device_points.get((sp, pol, n)) for sp in device}
+            dev = {sp: p for sp, p in dev.items() if p and p.gflops > 0}
+            if dev:
+                dev_policy = pol
+                break
         if dev:
             space, dp = max(dev.items(), key=lambda kv: kv[1].gflops)
-            device_rate, device_source = dp.gflops * 1e9, f"measured on {space} (data resident) at n = {n}"
+            where = "data resident" if dev_policy == "all-resident" else f"compute phase of {dev_policy}"
+            device_rate, device_source = dp.gflops * 1e9, f"measured on {space} ({where}) at n = {n}"
         elif profile:
             pred = predict(hp, profile[1], link.gbps * 1e9, None)
             device_rate = hp.flops / pred.resident_s if pred.resident_s > 0 else math.inf
