@@ -377,6 +377,51 @@ def section_verification(run):
     return "## Verification\n\n" + head + ("\n\n" + "\n".join(failures) if failures else "")
 
 
+def section_energy(run):
+    """The GPU's energy per device measurement (results.json gpu_energy, read through NVML)."""
+    rows, reasons, missing, null = [], {}, 0, 0
+    for deck, data in sorted(run.decks.items()):
+        for m in data.get("measurements", []):
+            if m.get("space") != run.device:
+                continue
+            if "gpu_energy" not in m:
+                missing += 1
+                continue
+            e = m["gpu_energy"]
+            if not isinstance(e, dict):
+                null += 1
+                continue
+            if e.get("unavailable"):
+                reasons[e["unavailable"]] = reasons.get(e["unavailable"], 0) + 1
+            if e.get("energy_joules") is None and e.get("mean_power_watts") is None \
+                    and e.get("gpu_utilization_percent") is None:
+                continue
+            num = lambda v, f: "-" if v is None else format(v, f)
+            rows.append([deck, str(m.get("case")), str(m.get("variant")), str(m.get("precision")), str(m.get("size")),
+                         str(m.get("policy")), num(e.get("energy_joules"), ".4g"),
+                         num(e.get("mean_power_watts"), ".4g"), num(e.get("gpu_utilization_percent"), ".3g"),
+                         num(e.get("seconds"), ".3g"), str(e.get("samples", "-"))])
+    lines = ["## GPU energy", "",
+             f"Per `{run.device}` measurement, over its timed repetitions (warm-up excluded, per-iteration copies "
+             "included), from NVML: the energy counter's difference, the mean power and the mean utilisation "
+             "(the share of time a kernel ran). Phases shorter than the counter's update period (a few to 100 ms) "
+             "read as its granularity."]
+    if rows:
+        lines += ["", md_table(["deck", "case", "variant", "precision", "size", "policy", "J", "W", "util %",
+                                "seconds", "samples"], rows)]
+    else:
+        lines += ["", "No energy was recorded."]
+    for why, count in sorted(reasons.items()):
+        lines.append(f"- {count} measurement(s) with null fields: {why}")
+    if null:
+        lines.append(f"- {null} measurement(s) with gpu_energy null: recorded on GPU spaces only (a host "
+                     "rehearsal's stand-in device has none)")
+    if missing:
+        lines.append(f"- {missing} measurement(s) without gpu_energy (results written by a binary that does not "
+                     "record it)")
+    return "\n".join(lines)
+
+
 def summarize(directory):
     run = Run(directory)
     e = run.env
@@ -385,7 +430,8 @@ def summarize(directory):
     intro = (f"Written by scripts/gpu_summary.py from `{os.path.basename(os.path.normpath(directory))}/` "
              "(raw results: results.json per deck, benchmark JSON, JUnit XML, logs).")
     parts = [title, intro, section_machine(run), section_steps(run), section_unit_tests(run),
-             section_seed000(run), section_decks(run), section_benchmarks(run), section_verification(run)]
+             section_seed000(run), section_decks(run), section_energy(run), section_benchmarks(run),
+             section_verification(run)]
     return "\n\n".join(parts) + "\n"
 
 

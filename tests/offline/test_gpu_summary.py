@@ -217,6 +217,33 @@ class FreshRun(unittest.TestCase):
                 self.assertIn(a, shown)
                 self.assertIn(b, shown)
 
+    def test_gpu_energy_rows_carry_the_recorded_readings(self):
+        # The fixture predates gpu_energy: plant readings on two device-space measurements (one
+        # with every field, one with NVML's reason) and check the section against them.
+        run_dir = os.path.join(self.tmp, "energy-run")
+        shutil.copytree(self.run_dir, run_dir)
+        path = os.path.join(run_dir, "decks", "sweep", "results.json")
+        with open(path) as f:
+            data = json.load(f)
+        device = [m for m in data["measurements"] if m["space"] == "openmp"]
+        self.assertGreaterEqual(len(device), 2)
+        device[0]["gpu_energy"] = {"energy_joules": 12.5, "mean_power_watts": 250.0, "gpu_utilization_percent": 87.5,
+                                   "seconds": 0.05, "samples": 3, "unavailable": None}
+        device[1]["gpu_energy"] = {"energy_joules": None, "mean_power_watts": None, "gpu_utilization_percent": None,
+                                   "seconds": 0.0, "samples": 0, "unavailable": "cannot load libnvidia-ml.so.1"}
+        with open(path, "w") as f:
+            json.dump(data, f)
+        proc, md = run_summary(run_dir)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        rows = table_rows(md, "| deck | case | variant | precision | size | policy | J |")
+        m = device[0]
+        self.assertEqual(rows, [["sweep", m["case"], m["variant"], m["precision"], str(m["size"]), m["policy"],
+                                 "12.5", "250", "87.5", "0.05", "3"]])
+        self.assertIn("- 1 measurement(s) with null fields: cannot load libnvidia-ml.so.1", md)
+        # The rest come from this binary on a host space: gpu_energy is there, and null.
+        self.assertIn(f"- {len(device) - 2} measurement(s) with gpu_energy null", md)
+        self.assertNotIn("without gpu_energy", md)
+
     def test_failures_and_missing_parts_are_reported(self):
         self.assertIn("planted failure", self.md)
         self.assertIn("1 failed", self.md)
