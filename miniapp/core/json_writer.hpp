@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -58,6 +59,7 @@ class JsonWriter {
     return *this;
   }
   JsonWriter& value(int v) { return value(static_cast<std::int64_t>(v)); }
+  JsonWriter& value(const std::optional<double>& v) { return v ? value(*v) : null(); }
   JsonWriter& null() {
     separator();
     out_ << "null";

@@ -217,9 +217,7 @@ void write_deck(JsonWriter& j, const Deck& deck) {
     j.end_object();
     j.field("warmup", c.warmup).field("repetitions", c.repetitions).field("seed", static_cast<std::uint64_t>(c.seed));
     j.field("verify", c.verify);
-    j.key("tolerance");
-    if (c.tolerance) j.value(*c.tolerance);
-    else j.null();
+    j.field("tolerance", c.tolerance);
     j.end_object();
   }
   j.end_array();
@@ -272,15 +270,9 @@ std::string to_json(const RunRecord& run) {
     // Device spaces: the GPU's energy over the timed repetitions (null fields: NVML's reason).
     j.key("gpu_energy");
     if (const auto& e = m.gpu_energy) {
-      auto optional = [&](const char* name, const std::optional<double>& v) {
-        j.key(name);
-        if (v) j.value(*v);
-        else j.null();
-      };
       j.begin_object();
-      optional("energy_joules", e->energy_joules);
-      optional("mean_power_watts", e->mean_power_watts);
-      optional("gpu_utilization_percent", e->gpu_utilization_percent);
+      j.field("energy_joules", e->energy_joules).field("mean_power_watts", e->mean_power_watts);
+      j.field("gpu_utilization_percent", e->gpu_utilization_percent);
       j.field("seconds", e->seconds).field("samples", e->samples);
       j.key("unavailable");
       if (e->unavailable.empty()) j.null();
