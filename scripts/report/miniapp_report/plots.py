@@ -166,15 +166,26 @@ def runtime_figures(plt, rs: ResultSet, advice: Advice, out_dir: str, colors: Co
             ax.set_ylabel("seconds per iteration (median)")
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=7)
-        gen = "" if generate == "host" else f", inputs generated on {generate}"
-        title = f"{case}: {workload}, {precision}{gen}: median time per iteration against size"
-        fig.suptitle(title, fontsize=10)
-        figures.append(_save(plt, fig, out_dir, Figure(
-            file=f"runtime-{slug(case, precision, generate)}.png", kind="runtime", title=title, case=case,
-            caption="Log-log, one line per space (device spaces: one per mirror policy); dotted verticals mark "
-                    "crossovers located by the advisor.",
-            meta={"workload": workload, "precision": precision, "generate": generate, "variants": names})))
+        figures.append(_save_case_figure(
+            plt, fig, out_dir, "runtime", (case, workload, precision, generate),
+            "median time per iteration against size",
+            "Log-log, one line per space (device spaces: one per mirror policy); dotted verticals mark "
+            "crossovers located by the advisor.",
+            {"variants": names}))
     return figures
+
+
+def _save_case_figure(plt, fig, out_dir: str, kind: str, group: Tuple[str, str, str, str], what: str, caption: str,
+                      meta: dict) -> Figure:
+    """Titles the figure of one case group (case, workload, precision, generate) with what it shows and
+    saves it as <kind>-<slug>.png."""
+    case, workload, precision, generate = group
+    gen = "" if generate == "host" else f", inputs generated on {generate}"
+    title = f"{case}: {workload}, {precision}{gen}: {what}"
+    fig.suptitle(title, fontsize=10)
+    return _save(plt, fig, out_dir, Figure(
+        file=f"{kind}-{slug(case, precision, generate)}.png", kind=kind, title=title, case=case, caption=caption,
+        meta={"workload": workload, "precision": precision, "generate": generate, **meta}))
 
 
 def _unit(seconds: float) -> Tuple[float, str]:
@@ -213,16 +224,13 @@ def phase_figures(plt, rs: ResultSet, out_dir: str) -> List[Figure]:
             ax.set_title(f"{variant}, n = {n}")
             ax.legend(fontsize=7)
             ax.margins(y=0.15)
-        gen = "" if generate == "host" else f", inputs generated on {generate}"
-        title = f"{case}: {workload}, {precision}{gen}: time per phase and mirror policy at the largest size"
-        fig.suptitle(title, fontsize=10)
-        figures.append(_save(plt, fig, out_dir, Figure(
-            file=f"phases-{slug(case, precision, generate)}.png", kind="phases", title=title, case=case,
-            caption="Seed 000's copy table as a picture: median host->device, compute and device->host time per "
-                    "iteration for every space and mirror policy (numbers on top: the median total). On host "
-                    "spaces copies alias and move nothing.",
-            meta={"workload": workload, "precision": precision, "generate": generate, "sizes": sizes,
-                  "unit_seconds": scales})))
+        figures.append(_save_case_figure(
+            plt, fig, out_dir, "phases", (case, workload, precision, generate),
+            "time per phase and mirror policy at the largest size",
+            "Seed 000's copy table as a picture: median host->device, compute and device->host time per "
+            "iteration for every space and mirror policy (numbers on top: the median total). On host "
+            "spaces copies alias and move nothing.",
+            {"sizes": sizes, "unit_seconds": scales}))
     return figures
 
 
