@@ -1,5 +1,6 @@
 #include "miniapp/core/report.hpp"
 
+#include "miniapp/core/build_info.hpp"
 #include "miniapp/core/json_writer.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/spaces.hpp"
@@ -26,9 +27,6 @@ extern char** environ;
 
 #ifndef MINIAPP_VERSION
 #define MINIAPP_VERSION "0.1.0"
-#endif
-#ifndef MINIAPP_GIT_COMMIT
-#define MINIAPP_GIT_COMMIT "unknown"
 #endif
 
 namespace miniapp {
@@ -65,7 +63,7 @@ Provenance collect_provenance(int argc, char** argv) {
   Provenance p;
   for (int i = 0; i < argc; ++i) p.command_line.emplace_back(argv[i]);
   p.miniapp_version = MINIAPP_VERSION;
-  p.git_commit = MINIAPP_GIT_COMMIT;
+  p.git_commit = git_commit();
 #if defined(__clang__)
   p.compiler = "clang " __clang_version__;
 #elif defined(__GNUC__)

@@ -4,6 +4,7 @@
 
 #include "miniapp/submit/commands.hpp"
 
+#include "miniapp/core/build_info.hpp"
 #include "miniapp/core/deck.hpp"
 #include "miniapp/core/exit_codes.hpp"
 #include "miniapp/core/report.hpp"
@@ -23,9 +24,6 @@
 
 #ifndef MINIAPP_VERSION
 #define MINIAPP_VERSION "0.1.0"
-#endif
-#ifndef MINIAPP_GIT_COMMIT
-#define MINIAPP_GIT_COMMIT "unknown"
 #endif
 
 namespace fs = std::filesystem;
@@ -338,7 +336,7 @@ int run_submit(int argc, char** argv) {
     p.comment = {"Written by `miniapp submit` for site " + site.name + " (" + site.file + ") on " + now_iso8601() + ":",
                  "  deck " + p.deck + ": " + std::to_string(deck.cases.size()) + " case(s), " +
                      std::to_string(plan_of_deck.size()) + " measurement(s), validated by miniapp " + MINIAPP_VERSION +
-                     " (git " + MINIAPP_GIT_COMMIT + ")",
+                     " (git " + git_commit() + ")",
                  site.slurm ? "Submit with: sbatch " + job.script_path
                             : "Run with: bash " + job.script_path + " (no scheduler at this site)"};
     try {
