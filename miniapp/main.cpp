@@ -1,6 +1,7 @@
 // miniapp: runs the experiments of a YAML deck on every requested Kokkos execution space and
 // mirror policy, verifies every result and reports time per phase, rates and speedups.
 
+#include "miniapp/calibration/calibration.hpp"
 #include "miniapp/core/affinity.hpp"
 #include "miniapp/core/deck.hpp"
 #include "miniapp/core/exit_codes.hpp"
@@ -53,12 +54,19 @@ options:
       --spaces LIST   comma-separated spaces for every case, e.g. serial,openmp
       --sizes LIST    comma-separated sizes for every case, e.g. 256,512
       --case N|NAME   run only this case of the deck (index from 0, or its name)
+      --no-calibrate  skip the calibration probe. On by default: a few seconds per space, it
+                      measures each space's stream bandwidth, GEMM rate, launch latency and
+                      host<->device link, and every measurement is placed under those roofs.
+                      Kept in OUT/calibration.json and reused by later runs into OUT; also kept
+                      for 24 hours per host, build and thread count in $MINIAPP_CALIBRATION_CACHE
+                      (default ~/.cache/kokkos-miniapp), so short runs on one machine probe once
+      --recalibrate   probe again even where a cached calibration exists
   -q, --quiet         no progress on stderr, no tables on stdout
   --kokkos-...        passed to Kokkos (e.g. --kokkos-num-threads=2; see --kokkos-help)
 
 exit codes:
   0  every measurement ran and verified
-  1  a verification failed
+  1  a verification failed (a calibration probe's own check included)
   2  bad deck or command line (nothing ran)
   3  runtime error (allocation failure, device error, unwritable output)
   128+N  stopped by signal N (SIGTERM: 143); finished results are kept
@@ -68,7 +76,8 @@ struct CommandLine {
   std::string deck;
   std::string output;
   std::string case_selector;  // --case: one case of the deck, by index or name
-  bool help = false, version = false, list = false, dry_run = false, quiet = false;
+  bool help = false, version = false, list = false, dry_run = false, quiet = false, calibrate = true,
+       recalibrate = false;
   Overrides overrides;
   std::vector<std::string> kokkos_args;
 };
@@ -102,6 +111,8 @@ CommandLine parse_command_line(int argc, char** argv) {
     else if (a == "--list") cli.list = true;
     else if (a == "--dry-run") cli.dry_run = true;
     else if (a == "-q" || a == "--quiet") cli.quiet = true;
+    else if (a == "--no-calibrate") cli.calibrate = false;
+    else if (a == "--recalibrate") cli.recalibrate = true;
     else if (is("-o") || is("--output")) cli.output = value("--output");
     else if (is("--case")) cli.case_selector = value("--case");
     else if (is("--spaces")) cli.overrides.spaces = split(value("--spaces"));
@@ -291,6 +302,29 @@ int run(const CommandLine& cli, const Deck& deck, Provenance provenance) {
     if (deck.write_csv) write_atomically((out_dir / "results.csv").string(), to_csv(r));
     write_atomically((out_dir / "benchmark.json").string(), to_benchmark_json(r));
   };
+  if (cli.calibrate) {
+    std::vector<std::string> spaces;
+    for (const std::string& s : compiled_space_names())
+      if (std::any_of(plan.begin(), plan.end(), [&](const MeasurementSpec& m) { return m.space == s; }))
+        spaces.push_back(s);
+    const Provenance& p = record.provenance;
+    const calibration::Key key{p.git_commit, p.hostname,   p.cpu_model, p.kokkos_version,
+                               p.gpu ? p.gpu->pci_bus_id : "", p.host_threads, p.cpus_allowed};
+    try {
+      const calibration::CacheFiles files{(out_dir / "calibration.json").string(),
+                                          calibration::default_machine_cache(key)};
+      record.calibration = calibration::calibrate(spaces, key, files, cli.quiet ? nullptr : &std::cerr, std::nullopt,
+                                                  cli.recalibrate);
+    } catch (const calibration::ProbeFailed& e) {
+      std::cerr << "\nminiapp: calibration probe failed: " << e.what() << "; nothing was measured\n";
+      return exit_code::kVerificationFailed;
+    } catch (const Interrupted&) {
+      // The signal stays pending: the run loop ends at once and writes the results as interrupted.
+      record.calibration_skipped = "interrupted during the calibration probe";
+    }
+  } else {
+    record.calibration_skipped = "--no-calibrate";
+  }
   auto measure = [&](const MeasurementSpec& spec) {
     return find_workload(spec.workload)->run(spec, deck.cases[spec.case_index].params);
   };

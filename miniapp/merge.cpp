@@ -335,9 +335,40 @@ std::string merged_json(const MergedResults& merged, const std::vector<std::stri
     const YAML::Node p = child(t.results, "provenance");
     if (p.IsDefined()) emit(j, p);
     else j.null();
+    j.key("calibration");
+    const YAML::Node c = child(t.results, "calibration");
+    if (c.IsDefined() && c.IsMap()) emit(j, c);
+    else j.null();
     j.end_object();
   }
   j.end_array();
+  // The spaces the tasks calibrated (a twin's CPU and GPU jobs probe different spaces on different
+  // nodes), each as its first task measured it; each task's own block is in tasks[].calibration.
+  j.key("calibration");
+  {
+    std::vector<std::pair<std::string, std::size_t>> spaces;
+    for (std::size_t ti = 0; ti < merged.tasks.size(); ++ti)
+      for (const auto& s : child(child(merged.tasks[ti].results, "calibration"), "spaces")) {
+        const std::string name = s.first.Scalar();
+        if (std::none_of(spaces.begin(), spaces.end(), [&](const auto& e) { return e.first == name; }))
+          spaces.emplace_back(name, ti);
+      }
+    if (spaces.empty()) {
+      j.null();
+    } else {
+      j.begin_object();
+      j.key("spaces").begin_object();
+      for (const auto& [name, ti] : spaces) {
+        j.key(name);
+        emit(j, child(child(merged.tasks[ti].results, "calibration"), "spaces")[name]);
+      }
+      j.end_object();
+      j.key("from_task").begin_object();
+      for (const auto& [name, ti] : spaces) j.field(name, static_cast<std::uint64_t>(ti));
+      j.end_object();
+      j.end_object();
+    }
+  }
   j.key("provenance");
   if (first) emit(j, child(first->results, "provenance"));
   else j.null();

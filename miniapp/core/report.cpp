@@ -110,6 +110,13 @@ Rates rates(const Measurement& m) {
   return r;
 }
 
+std::optional<calibration::RooflinePlace> roofline(const RunRecord& run, const Measurement& m) {
+  if (!run.calibration) return std::nullopt;
+  const calibration::SpaceCalibration* c = run.calibration->find(m.spec.space);
+  if (!c) return std::nullopt;
+  return calibration::place(*c, m.spec.precision, m.work, summarize(m.seconds.compute).median);
+}
+
 namespace {
 const Measurement* find_baseline(const RunRecord& run, const Measurement& m, MirrorPolicy policy) {
   const std::string& baseline = run.deck->cases[m.spec.case_index].baseline;
@@ -233,6 +240,15 @@ std::string to_json(const RunRecord& run) {
   j.field("finished_measurements", static_cast<std::uint64_t>(run.measurements.size()));
   write_provenance(j, run.provenance);
   if (run.deck) write_deck(j, *run.deck);
+  j.key("calibration");
+  if (run.calibration) {
+    j.begin_object();
+    calibration::write_json(j, *run.calibration);
+    j.end_object();
+  } else {
+    j.null();
+    j.field("calibration_skipped", run.calibration_skipped);
+  }
   j.key("measurements").begin_array();
   for (const Measurement& m : run.measurements) {
     const Rates r = rates(m);
@@ -265,6 +281,16 @@ std::string to_json(const RunRecord& run) {
     j.field("arithmetic_intensity", bytes > 0 ? m.work.flops / bytes : 0.0);
     j.field("GFLOPs", r.gflops).field("GBps", r.gbytes_per_s);
     j.end_object();
+    j.key("roofline");
+    if (const auto place = roofline(run, m)) {
+      j.begin_object();
+      j.field("arithmetic_intensity", place->intensity).field("bound_GFLOPs", place->bound_GFLOPs);
+      j.field("fraction", place->fraction).field("limited_by", place->limited_by);
+      j.field("bandwidth_GBps", place->bandwidth_GBps).field("peak_GFLOPs", place->peak_GFLOPs);
+      j.end_object();
+    } else {
+      j.null();
+    }
     // Device spaces: the GPU's energy over the timed repetitions (null fields: NVML's reason).
     j.key("gpu_energy");
     if (const auto& e = m.gpu_energy) {
@@ -368,7 +394,9 @@ WriteError::WriteError(const std::string& path, const std::string& what, int err
     : std::runtime_error("cannot write " + path + ": " + what + ": " + std::strerror(error_number)), path(path) {}
 
 void write_atomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
+  // Per process: two processes writing one file (jobs sharing a machine-wide calibration cache)
+  // never write into each other's temporary file; the last rename wins, whole.
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw WriteError(path, "creating " + tmp, errno);
   // The new content is on disk (fsync) before it replaces the old file, so a crash or a full disk
@@ -411,7 +439,7 @@ void print_case_table(std::ostream& os, const RunRecord& run, std::size_t case_i
   os << std::left << std::setw(variant_width) << "variant" << std::setw(10) << "precision" << std::right << std::setw(9) << "size"
      << "  " << std::left << std::setw(8) << "space" << std::setw(22) << "policy" << std::setw(8) << "inputs"
      << std::right << std::setw(11) << "gen ms" << std::setw(11) << "h2d ms" << std::setw(11) << "compute ms" << std::setw(11) << "d2h ms" << std::setw(11) << "total ms"
-     << std::setw(9) << "GFLOP/s" << std::setw(8) << "GB/s" << std::setw(9) << "speedup" << std::setw(10)
+     << std::setw(9) << "GFLOP/s" << std::setw(8) << "GB/s" << std::setw(7) << "roof" << std::setw(9) << "speedup" << std::setw(10)
      << "vs base" << "  verified\n";
   for (const Measurement& m : run.measurements) {
     if (m.spec.case_index != case_index) continue;
@@ -424,6 +452,9 @@ void print_case_table(std::ostream& os, const RunRecord& run, std::size_t case_i
     std::ostringstream vs;
     if (const auto d = difference_from_baseline(run, m)) vs << std::scientific << std::setprecision(1) << d->max_rel;
     else vs << "-";
+    std::ostringstream roof;
+    if (const auto place = roofline(run, m)) roof << std::fixed << std::setprecision(0) << place->fraction * 100 << "%";
+    else roof << "-";
     const Verification& v = m.verification;
     std::ostringstream ver;
     if (!v.checked) ver << "unchecked";
@@ -438,7 +469,7 @@ void print_case_table(std::ostream& os, const RunRecord& run, std::size_t case_i
        << milliseconds(summarize(m.seconds.compute).median, true) << std::setw(11)
        << milliseconds(summarize(m.seconds.to_host).median, d2h) << std::setw(11)
        << milliseconds(r.seconds_per_iteration, true) << std::setw(9) << std::fixed << std::setprecision(2)
-       << r.gflops << std::setw(8) << std::setprecision(2) << r.gbytes_per_s << std::setw(9) << sp.str() << std::setw(10)
+       << r.gflops << std::setw(8) << std::setprecision(2) << r.gbytes_per_s << std::setw(7) << roof.str() << std::setw(9) << sp.str() << std::setw(10)
        << vs.str() << "  " << ver.str() << std::defaultfloat << '\n';
     if (v.checked && !v.passed) os << "    verification failed: " << v.detail << '\n';
   }
@@ -449,6 +480,9 @@ void print_case_table(std::ostream& os, const RunRecord& run, std::size_t case_i
   }();
   if (host_only && c.policies.size() > 1)
     os << "  (host spaces: a mirror is the same allocation, so the copy policies move no data)\n";
+  if (run.calibration)
+    os << "  (roof: GFLOP/s as a share of the space's calibrated bound at the kernel's flops per byte, "
+          "min(GEMM rate, stream bandwidth x intensity))\n";
 }
 
 }  // namespace miniapp

@@ -2,6 +2,7 @@
 // Results of a run: the provenance record, the JSON and CSV files (rewritten atomically after
 // every measurement, so a killed job keeps what finished) and the console tables.
 
+#include "miniapp/calibration/calibration.hpp"
 #include "miniapp/core/deck.hpp"
 #include "miniapp/core/device_info.hpp"
 #include "miniapp/core/measurement.hpp"
@@ -40,7 +41,13 @@ struct RunRecord {
   std::string error;
   std::size_t planned = 0;
   std::vector<Measurement> measurements;
+  // What each space can do at best (the calibration probe); empty with the reason when skipped.
+  std::optional<calibration::Calibration> calibration;
+  std::string calibration_skipped;
 };
+
+// Where m stands under its space's calibrated roofs; nothing without a calibration of its space.
+std::optional<calibration::RooflinePlace> roofline(const RunRecord& run, const Measurement& m);
 
 // Median-based rates of one measurement.
 struct Rates {

@@ -217,6 +217,8 @@ void write_results(const fs::path& dir, const std::string& status, const std::st
     << "\", \"SLURM_JOB_NODELIST\": \"node1\"}},"
     << "\"deck\": {\"file\": \"d.yaml\", \"title\": \"t \\\"quoted\\\"\\nline\", \"cases\": [{\"name\": \"c" << task
     << "\", \"sizes\": [" << 32 + std::stoi(task) << "]}]},"
+    << "\"calibration\": {\"spaces\": {\"serial\": {\"bandwidth_GBps\": {\"triad\": " << 1 + std::stoi(task) << "}}"
+    << (task == "1" ? ", \"cuda\": {\"bandwidth_GBps\": {\"triad\": 2000}}" : "") << "}},"
     << "\"measurements\": [";
   for (int m = 0; m < measurements; ++m)
     j << (m ? "," : "") << "{\"case\": \"c" << task << "\", \"case_index\": 0, \"workload\": \"distance\", "
@@ -258,6 +260,13 @@ TEST(Merge, NamesMissingAndInterruptedTasksAndKeepsEveryMeasurement) {
   EXPECT_EQ(json["deck"]["title"].as<std::string>(), "t \"quoted\"\nline");
   EXPECT_EQ(json["deck"]["cases"].size(), 2u);
   EXPECT_EQ(json["tasks"][3]["status"].as<std::string>(), "missing");
+  // Calibration: each task's own block, and the union of spaces, each from the first task that has it.
+  EXPECT_EQ(json["tasks"][1]["calibration"]["spaces"]["serial"]["bandwidth_GBps"]["triad"].as<int>(), 2);
+  EXPECT_TRUE(json["tasks"][3]["calibration"].IsNull());
+  EXPECT_EQ(json["calibration"]["spaces"]["serial"]["bandwidth_GBps"]["triad"].as<int>(), 1);
+  EXPECT_EQ(json["calibration"]["spaces"]["cuda"]["bandwidth_GBps"]["triad"].as<int>(), 2000);
+  EXPECT_EQ(json["calibration"]["from_task"]["serial"].as<int>(), 0);
+  EXPECT_EQ(json["calibration"]["from_task"]["cuda"].as<int>(), 1);
   const std::string csv = merged_csv(m);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 3 * 2) << csv;  // header + a row per repetition
   std::ostringstream table;
@@ -274,7 +283,11 @@ struct CommandResult {
 };
 
 CommandResult run_in(const fs::path& dir, const std::string& args) {
-  const std::string command = "cd '" + dir.string() + "' && " + MINIAPP_BINARY + " " + args + " 2>&1";
+  // The runs (and the jobs the local site starts) share a calibration cache here, not in $HOME.
+  const std::string command = "cd '" + dir.string() + "' && MINIAPP_CALIBRATION_CACHE='" +
+                              (fs::temp_directory_path() / ("miniapp-jobs-" + std::to_string(getpid())) /
+                               "calibration-cache").string() +
+                              "' " + MINIAPP_BINARY + " " + args + " 2>&1";
   CommandResult r;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return r;

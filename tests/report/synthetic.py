@@ -117,7 +117,7 @@ def gpu_results():
                     title="synthetic GPU crossover")
 
 
-CALIBRATION = {"spaces": {"serial": {"bandwidth_GBps": {"copy": 20.0, "triad": 25.0},
+CALIBRATION = {"spaces": {"serial": {"bandwidth_GBps": {"copy": 30.0, "triad": 25.0},
                                      "gemm_GFLOPs": {"float32": 100.0, "float64": 50.0},
                                      "launch_latency_us": 0.1}}}
 

@@ -582,8 +582,8 @@ def analyse(rs: ResultSet, profile: Optional[Tuple[str, dict]] = None, link_gbps
         notes.append(f"{len(rs.duplicates)} measurement(s) appear in more than one results file (Serial runs in every "
                      "run of a thread sweep, for one); the first read is used, e.g. " + "; ".join(rs.duplicates[:3]))
     if not rs.calibration:
-        notes.append("no calibration in these results: no roofline fractions (the in-binary probe is not "
-                     "implemented yet; results.json gains a `calibration` block when it is)")
+        notes.append("no calibration in these results (made with --no-calibrate, or by an older mini-app): no "
+                     "roofline, and the link bandwidth cannot come from the probe")
     single = [g.label for g in groups if len(g.sizes) == 1]
     if single:
         notes.append("measured at one size only, so no crossover can be located: " + "; ".join(single))

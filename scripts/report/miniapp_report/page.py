@@ -63,6 +63,26 @@ def _medians_table(rs: ResultSet, case: str) -> str:
     return "\n".join(out)
 
 
+def _calibration_table(rs: ResultSet) -> str:
+    def num(v, digits=4):
+        return f"{v:.{digits}g}" if isinstance(v, (int, float)) else "-"
+    rows = ['<table><tr><th class="l">space</th><th>triad GB/s</th><th>copy GB/s</th><th>float64 GEMM GFLOP/s</th>'
+            "<th>float32 GEMM GFLOP/s</th><th>launch us</th><th>link h2d GB/s (pageable / pinned)</th>"
+            "<th>link d2h GB/s (pageable / pinned)</th><th class=\"l\">measured</th></tr>"]
+    for space, c in sorted(rs.calibration.items()):
+        bw, gemm, link = c.get("bandwidth_GBps") or {}, c.get("gemm_GFLOPs") or {}, c.get("link_GBps") or {}
+        h2d = f"{num(link.get('pageable_to_device'))} / {num(link.get('pinned_to_device'))}" if link else "-"
+        d2h = f"{num(link.get('pageable_to_host'))} / {num(link.get('pinned_to_host'))}" if link else "-"
+        rows.append(f'<tr><td class="l">{_e(space)}</td><td>{num(bw.get("triad"))}</td><td>{num(bw.get("copy"))}</td>'
+                    f'<td>{num(gemm.get("float64"))}</td><td>{num(gemm.get("float32"))}</td>'
+                    f'<td>{num(c.get("launch_latency_us"), 3)}</td><td>{h2d}</td><td>{d2h}</td>'
+                    f'<td class="l">{_e(c.get("measured_at", ""))}</td></tr>')
+    rows.append("</table>")
+    return ('<p>Calibration (the probe each run makes before measuring, cached in its output directory as '
+            "calibration.json): the roofs below. The compute roof is the vendor GEMM rate reached through Kokkos "
+            "Kernels, not the data sheet's peak, so a kernel can pass it.</p>" + "".join(rows))
+
+
 def _provenance(rs: ResultSet) -> str:
     out = []
     for s in rs.sources:
@@ -163,13 +183,15 @@ def render(rs: ResultSet, advice: Advice, figures: List[Figure], out_dir: str, c
 
     h.append('<h2 id="roofline">Roofline</h2>')
     roofs = [f for f in figures if f.kind == "roofline"]
+    if rs.calibration:
+        h.append(_calibration_table(rs))
     if roofs:
         h += [_img(out_dir, f) for f in roofs]
     else:
-        h.append('<p class="missing">No calibration data in these results, so no roofline: the calibration probe '
-                 "(memory bandwidth, vendor GEMM rate, launch latency, link bandwidth per space) is not part of "
-                 "this mini-app yet. When results.json carries a <code>calibration</code> block, each space gets "
-                 "a roofline here with every measurement placed under it.</p>")
+        h.append('<p class="missing">No calibration data in these results, so no roofline: they were made with '
+                 "<code>--no-calibrate</code> or by an older mini-app. Without that option, a run first probes each "
+                 "space (memory bandwidth, vendor GEMM rate, launch latency, link bandwidth) and every measurement "
+                 "is placed under those roofs here.</p>")
 
     h.append('<h2 id="advisor">The advisor, in full</h2>')
     h.append(f"<pre>{_e(to_text(advice, rs))}</pre>")

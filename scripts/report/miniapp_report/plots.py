@@ -277,8 +277,8 @@ def thread_figures(plt, rs: ResultSet, advice: Advice, out_dir: str) -> List[Fig
 def roofline_figures(plt, rs: ResultSet, out_dir: str) -> List[Figure]:
     figures = []
     for space, cal in sorted(rs.calibration.items()):
-        bw = (cal.get("bandwidth_GBps") or {})
-        bandwidth = bw.get("triad") or bw.get("copy")
+        # The best stream rate, as the binary's per-measurement roofline places use (calibration.cpp).
+        bandwidth = max([v for v in (cal.get("bandwidth_GBps") or {}).values() if v] or [0])
         peaks = {k: v for k, v in (cal.get("gemm_GFLOPs") or {}).items() if v}
         pts = [p for p in rs.points if p.space == space and not p.failed and p.arithmetic_intensity > 0]
         pts = [p for p in pts if not p.host] + host_representative(pts)

@@ -1,0 +1,297 @@
+#include "miniapp/calibration/calibration.hpp"
+#include "miniapp/core/interrupt.hpp"
+#include "miniapp/core/report.hpp"
+#include "space_types.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+using namespace miniapp;
+using namespace miniapp::calibration;
+namespace fs = std::filesystem;
+
+namespace {
+
+ProbeSizes small_sizes() {
+  ProbeSizes s;
+  s.stream_values = 1 << 16;
+  s.gemm_max_n = 256;  // one GEMM size: 256
+  s.link_bytes = 1 << 20;
+  s.launches = 20;
+  s.repetitions = 2;
+  return s;
+}
+
+Key this_key() {
+  Key k;
+  k.git_commit = "test";
+  k.hostname = "host";
+  k.cpu_model = "cpu";
+  k.kokkos_version = "x";
+  k.host_threads = 2;
+  k.cpus_allowed = 2;
+  return k;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char name[] = "/tmp/miniapp-calibration-XXXXXX";
+    path = mkdtemp(name);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+}  // namespace
+
+template <class Space>
+class CalibrationTest : public ::testing::Test {};
+TYPED_TEST_SUITE(CalibrationTest, miniapp::testing::SpaceTypes, miniapp::testing::SpaceNames);
+
+TYPED_TEST(CalibrationTest, TheProbeMeasuresAndChecksItsOwnResults) {
+  const std::string space = space_name<TypeParam>();
+  const SpaceCalibration c = probe(space, small_sizes());
+  EXPECT_EQ(c.space, space);
+  EXPECT_EQ(c.host, is_host_space<TypeParam>());
+  EXPECT_GT(c.copy_GBps, 0);
+  EXPECT_GT(c.triad_GBps, 0);
+  EXPECT_EQ(c.stream_bytes, (std::size_t{1} << 16) * sizeof(double));
+  ASSERT_EQ(c.gemm_GFLOPs.size(), 2u);
+  EXPECT_GT(c.gemm_GFLOPs.at("float32"), 0);
+  EXPECT_GT(c.gemm_GFLOPs.at("float64"), 0);
+  EXPECT_EQ(c.gemm_n.at("float64"), 256);
+  EXPECT_GT(c.launch_latency_us, 0);
+  EXPECT_NE(c.verified.find("stream arrays"), std::string::npos) << c.verified;
+  EXPECT_NE(c.verified.find("float64 GEMM"), std::string::npos) << c.verified;
+  EXPECT_NE(c.verified.find("float32 GEMM"), std::string::npos) << c.verified;
+  if (is_host_space<TypeParam>()) {
+    EXPECT_FALSE(c.link.has_value());
+  } else {
+    ASSERT_TRUE(c.link.has_value());
+    EXPECT_GT(c.link->pageable_to_device, 0);
+    EXPECT_GT(c.link->pinned_to_host, 0);
+    EXPECT_NE(c.verified.find("link copies"), std::string::npos);
+  }
+}
+
+TYPED_TEST(CalibrationTest, ASignalStopsTheProbe) {
+  install_interrupt_handlers();
+  std::raise(SIGTERM);
+  EXPECT_THROW(probe(space_name<TypeParam>(), small_sizes()), Interrupted);
+  clear_interrupt_request();
+}
+
+TYPED_TEST(CalibrationTest, ACacheFileIsReusedForTheSameKeyOnly) {
+  const std::string space = space_name<TypeParam>();
+  TempDir dir;
+  const std::string file = (dir.path / "calibration.json").string();
+  std::ostringstream log;
+  const Calibration first = calibrate({space}, this_key(), {file, ""}, &log, small_sizes());
+  ASSERT_EQ(first.spaces.size(), 1u);
+  EXPECT_TRUE(first.reused_from.empty());
+  EXPECT_NE(log.str().find("calibrating " + space), std::string::npos) << log.str();
+  const std::string written = read(file);
+
+  log.str("");
+  const Calibration second = calibrate({space}, this_key(), {file, ""}, &log, small_sizes());
+  EXPECT_EQ(second.reused_from.at(space), file);
+  EXPECT_EQ(second.spaces[0].triad_GBps, first.spaces[0].triad_GBps);
+  EXPECT_EQ(second.spaces[0].measured_at, first.spaces[0].measured_at);
+  EXPECT_EQ(log.str().find("calibrating"), std::string::npos) << log.str();
+  EXPECT_EQ(read(file), written) << "a reused calibration leaves the file as it was";
+
+  Key other = this_key();
+  other.host_threads = 3;
+  log.str("");
+  const Calibration third = calibrate({space}, other, {file, ""}, &log, small_sizes());
+  EXPECT_TRUE(third.reused_from.empty());
+  EXPECT_NE(log.str().find("another build, machine or thread count"), std::string::npos) << log.str();
+  std::string why;
+  const auto rewritten = from_cache_json(read(file), why);
+  ASSERT_TRUE(rewritten) << why;
+  EXPECT_EQ(rewritten->key.host_threads, 3);
+}
+
+TEST(Calibration, AnUnreadableCacheFileIsMeasuredAgainWithTheReason) {
+  TempDir dir;
+  const std::string file = (dir.path / "calibration.json").string();
+  std::ofstream(file) << "{\"schema\": \"kokkos-miniapp-calibration/1\", \"key\": {\"git_commit\": ";
+  std::ostringstream log;
+  const std::string space = compiled_space_names().front();
+  const Calibration c = calibrate({space}, this_key(), {file, ""}, &log, small_sizes());
+  EXPECT_TRUE(c.reused_from.empty());
+  EXPECT_NE(log.str().find("not using " + file), std::string::npos) << log.str();
+  std::string why;
+  EXPECT_TRUE(from_cache_json(read(file), why)) << why;
+}
+
+TEST(Calibration, SpacesOfTheCacheThatARunDoesNotUseStayInTheFile) {
+  TempDir dir;
+  const std::string file = (dir.path / "calibration.json").string();
+  SpaceCalibration other;
+  other.space = "elsewhere";
+  other.copy_GBps = other.triad_GBps = 1;
+  other.gemm_GFLOPs["float64"] = 1;
+  other.gemm_n["float64"] = 256;
+  other.measured_at = "then";
+  Calibration old;
+  old.key = this_key();
+  old.spaces.push_back(other);
+  std::ofstream(file) << to_cache_json(old);
+  const std::string space = compiled_space_names().front();
+  const Calibration c = calibrate({space}, this_key(), {file, ""}, nullptr, small_sizes());
+  ASSERT_EQ(c.spaces.size(), 1u);
+  std::string why;
+  const auto kept = from_cache_json(read(file), why);
+  ASSERT_TRUE(kept) << why;
+  ASSERT_EQ(kept->spaces.size(), 2u);
+  ASSERT_NE(kept->find("elsewhere"), nullptr);
+  EXPECT_EQ(kept->find("elsewhere")->measured_at, "then");
+}
+
+TEST(Calibration, TheMachineCacheServesNewOutputDirectoriesWhileItIsYoung) {
+  TempDir dir;
+  const std::string machine = (dir.path / "machine" / "calibration-host.json").string();
+  const std::string space = compiled_space_names().front();
+  const std::string out1 = (dir.path / "a.json").string(), out2 = (dir.path / "b.json").string();
+  const Calibration first = calibrate({space}, this_key(), {out1, machine}, nullptr, small_sizes());
+  ASSERT_TRUE(fs::exists(machine)) << "a probe is kept for later runs";
+  std::ostringstream log;
+  const Calibration second = calibrate({space}, this_key(), {out2, machine}, &log, small_sizes());
+  EXPECT_EQ(second.reused_from.at(space), machine);
+  EXPECT_EQ(second.spaces[0].measured_at, first.spaces[0].measured_at);
+  std::string why;
+  ASSERT_TRUE(from_cache_json(read(out2), why)) << "the output directory gets its own copy: " << why;
+
+  // Aged past the limit: measured again, and said why.
+  fs::last_write_time(machine, fs::file_time_type::clock::now() - std::chrono::hours(25));
+  const std::string out3 = (dir.path / "c.json").string();
+  log.str("");
+  const Calibration third = calibrate({space}, this_key(), {out3, machine, 24 * 3600.0}, &log, small_sizes());
+  EXPECT_TRUE(third.reused_from.empty());
+  EXPECT_NE(log.str().find("older than 24 hours"), std::string::npos) << log.str();
+
+  // --recalibrate: a probe although both files hold this space.
+  const Calibration fresh = calibrate({space}, this_key(), {out3, machine}, nullptr, small_sizes(), true);
+  EXPECT_TRUE(fresh.reused_from.empty());
+}
+
+TEST(Calibration, TheMachineCacheIsNamedForHostAndKey) {
+  setenv("MINIAPP_CALIBRATION_CACHE", "/some/dir", 1);
+  const std::string a = default_machine_cache(this_key());
+  Key other = this_key();
+  other.git_commit = "another";
+  const std::string b = default_machine_cache(other);
+  unsetenv("MINIAPP_CALIBRATION_CACHE");
+  EXPECT_EQ(a.rfind("/some/dir/calibration-host-", 0), 0u) << a;
+  EXPECT_NE(a, b);
+}
+
+TEST(Calibration, TheCacheFileRoundTrips) {
+  SpaceCalibration s;
+  s.space = "cuda";
+  s.host = false;
+  s.copy_GBps = 1800.5;
+  s.triad_GBps = 1900.25;
+  s.stream_bytes = 1 << 29;
+  s.gemm_GFLOPs = {{"float32", 40000.0}, {"float64", 50000.0}};
+  s.gemm_n = {{"float32", 8192}, {"float64", 8192}};
+  s.launch_latency_us = 4.5;
+  s.link = Link{10.5, 11.5, 25.0, 26.0};
+  s.seconds = 1.25;
+  s.measured_at = "2026-11-22T00:00:00Z";
+  s.verified = "checked";
+  Calibration c;
+  c.key = this_key();
+  c.key.gpu_pci_bus_id = "0000:01:00.0";
+  c.spaces = {s};
+  std::string why;
+  const auto back = from_cache_json(to_cache_json(c), why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_TRUE(back->key == c.key);
+  const SpaceCalibration& b = back->spaces.at(0);
+  EXPECT_EQ(b.space, "cuda");
+  EXPECT_FALSE(b.host);
+  EXPECT_EQ(b.triad_GBps, 1900.25);
+  EXPECT_EQ(b.gemm_GFLOPs, s.gemm_GFLOPs);
+  EXPECT_EQ(b.gemm_n, s.gemm_n);
+  ASSERT_TRUE(b.link);
+  EXPECT_EQ(b.link->pinned_to_device, 25.0);
+  EXPECT_EQ(b.link->pageable_to_host, 11.5);
+  EXPECT_EQ(b.measured_at, s.measured_at);
+
+  EXPECT_FALSE(from_cache_json("{\"schema\": \"kokkos-miniapp-results/1\"}", why));
+  EXPECT_NE(why.find("not a kokkos-miniapp-calibration/1 file"), std::string::npos) << why;
+}
+
+TEST(Calibration, ARooflinePlaceIsTheBoundOfTheKernelsIntensity) {
+  SpaceCalibration c;
+  c.copy_GBps = 90;
+  c.triad_GBps = 100;  // the better stream rate is the memory roof
+  c.gemm_GFLOPs = {{"float64", 400.0}};
+  WorkEstimate w;
+  w.flops = 1e9;
+  w.bytes_read = 3e9;
+  w.bytes_written = 1e9;  // 0.25 flops per byte: memory roof 25 GFLOP/s
+  const auto memory = place(c, Precision::Float64, w, 0.1);  // 10 GFLOP/s reached
+  ASSERT_TRUE(memory);
+  EXPECT_DOUBLE_EQ(memory->intensity, 0.25);
+  EXPECT_DOUBLE_EQ(memory->bound_GFLOPs, 25);
+  EXPECT_DOUBLE_EQ(memory->fraction, 0.4);
+  EXPECT_EQ(memory->limited_by, "memory");
+
+  w.bytes_read = 1e6;
+  w.bytes_written = 0;  // 1000 flops per byte: the GEMM roof
+  const auto compute = place(c, Precision::Float64, w, 0.005);  // 200 GFLOP/s
+  ASSERT_TRUE(compute);
+  EXPECT_DOUBLE_EQ(compute->bound_GFLOPs, 400);
+  EXPECT_DOUBLE_EQ(compute->fraction, 0.5);
+  EXPECT_EQ(compute->limited_by, "compute");
+
+  EXPECT_FALSE(place(c, Precision::Float32, w, 0.005)) << "no float32 GEMM rate measured: no roof";
+  w.flops = 0;
+  EXPECT_FALSE(place(c, Precision::Float64, w, 0.005));
+}
+
+TEST(Calibration, ResultsPlaceEachMeasurementUnderItsOwnSpace) {
+  Deck deck;
+  deck.cases.emplace_back();
+  RunRecord run;
+  run.deck = &deck;
+  Calibration cal;
+  SpaceCalibration serial;
+  serial.space = "serial";
+  serial.copy_GBps = serial.triad_GBps = 10;
+  serial.gemm_GFLOPs = {{"float64", 50.0}};
+  cal.spaces = {serial};
+  run.calibration = cal;
+  Measurement m;
+  m.spec.space = "serial";
+  m.spec.precision = Precision::Float64;
+  m.work.flops = 2e9;
+  m.work.bytes_read = 1e9;
+  m.seconds.compute = {1.0, 0.1, 0.2};  // median 0.2 s: 10 GFLOP/s of a 20 GFLOP/s bound
+  const auto p = roofline(run, m);
+  ASSERT_TRUE(p);
+  EXPECT_DOUBLE_EQ(p->fraction, 0.5);
+  m.spec.space = "openmp";
+  EXPECT_FALSE(roofline(run, m)) << "openmp was not calibrated";
+  run.calibration.reset();
+  m.spec.space = "serial";
+  EXPECT_FALSE(roofline(run, m));
+}
