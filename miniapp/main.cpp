@@ -39,7 +39,7 @@ constexpr const char* kUsage = R"(usage: miniapp [options] DECK.yaml
        miniapp merge DIR... [options]              collate results of array tasks, twins
        miniapp queue-wait [options]                median queue wait per partition (sacct)
        miniapp report RESULTS_DIR... [-o OUT]      plots and the answer as one report.html
-       miniapp advise RESULTS_DIR... [--assume-device H100|A100|MI250X]   GPU or CPU, from results
+       miniapp advise [DECK | RESULTS_DIR...]     GPU or CPU? (no argument: a built-in sweep first)
 
 Runs every case of the YAML deck on the requested Kokkos execution spaces and mirror
 policies, verifies each result, prints a table per case and writes results.json,

@@ -1,7 +1,10 @@
 #include "miniapp/report_command.hpp"
 
+#include "miniapp/advise_deck.hpp"
 #include "miniapp/core/exit_codes.hpp"
+#include "miniapp/core/report.hpp"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +12,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -64,9 +69,14 @@ exit codes:
   3  runtime error: no python3 with matplotlib, output not writable
 )";
 
-constexpr const char* kAdviseUsage = R"(usage: miniapp advise RESULTS_DIR... [-o DIR] [--assume-device NAME] [--link-GBps X]
+constexpr const char* kAdviseUsage = R"(usage: miniapp advise [DECK.yaml] [-o DIR] [--assume-device NAME] [--link-GBps X]
+       miniapp advise RESULTS_DIR... [-o DIR] [--assume-device NAME] [--link-GBps X]
 
-Answers, from measured results, "is a GPU (or more CPU cores) worth it, copies included?" and
+Answers "is a GPU (or more CPU cores) worth it, copies included?". Without arguments it first
+runs its built-in sweep (input/advise.yaml, compiled in: the four workloads over a range of sizes
+on every compiled space, host threads 1, 2, 4, ... up to the CPUs of the job) into DIR (default
+results/advise-<time>); with a DECK it runs that deck into DIR instead; with RESULTS_DIRs it runs
+nothing and reads them. The run's progress goes to stderr, its tables to DIR/tables.txt. Then it
 prints, per case, variant and precision:
   - the crossover size where a device space beats the best host space (a) with data resident,
     (b) copying every iteration, or "never in the measured range" with the range;
@@ -77,11 +87,14 @@ prints, per case, variant and precision:
   - one line per case: the fastest configuration per size range.
 Every number used is printed. The same data goes to DIR/advice.json.
 
-This reads existing results; it runs no measurements. Make them with a size sweep, e.g.
-  miniapp input/distance-seed002-small-n-sweep.yaml -o results/sweep && miniapp advise results/sweep
+Examples:
+  miniapp advise                                      # the built-in sweep, then the advice
+  miniapp advise input/distance-seed002-small-n-sweep.yaml -o results/sweep
+  miniapp advise results/sweep --assume-device H100   # again, from the results already there
 
 options:
-  -o, --output DIR        where advice.json goes (default: the first RESULTS_DIR)
+  -o, --output DIR        where the sweep's results and advice.json go (default: a new
+                          results/advise-<time>, or the first RESULTS_DIR)
       --assume-device NAME  predict for H100, A100 or MI250X (scripts/report/devices.json)
       --link-GBps X       host<->device link bandwidth (default: measured copies, else calibration,
                           else the assumed device's, else seed 003's 15 GB/s)
@@ -91,8 +104,10 @@ Needs python3 (the standard library only). MINIAPP_PYTHON picks the interpreter.
 
 exit codes:
   0  advice printed and advice.json written
-  2  bad input: as for `miniapp report`, and results with one size only (no crossover to find)
-  3  runtime error: no python3, advice.json not writable
+  1  the sweep it ran had a failed verification: no advice from wrong results
+  2  bad input: a bad deck, as for `miniapp report`, and results with one size only
+  3  runtime error: no python3, advice.json not writable, the sweep could not run
+  128+N  the sweep was stopped by signal N (its finished results are kept in DIR)
 )";
 
 struct BadInput : std::runtime_error {
@@ -107,6 +122,8 @@ struct RuntimeProblem : std::runtime_error {
 
 struct Arguments {
   std::string subcommand;
+  std::string deck;          // advise: a deck to run first ("" with no directories: the built-in sweep)
+  std::string output;        // -o, as given
   std::vector<std::string> directories;
   std::vector<std::string> passed_on;  // options for the script, as given
   bool help = false;
@@ -132,7 +149,7 @@ Arguments parse(int argc, char** argv) {
     };
     auto is = [&](const std::string& name) { return arg == name || arg.rfind(name + "=", 0) == 0; };
     if (arg == "-h" || arg == "--help") a.help = true;
-    else if (arg == "-o" || is("--output")) with_value("--output");
+    else if (arg == "-o" || is("--output")) a.output = with_value("--output");
     else if (is("--assume-device")) with_value("--assume-device");
     else if (is("--link-GBps")) {
       const std::string v = with_value("--link-GBps");
@@ -140,10 +157,64 @@ Arguments parse(int argc, char** argv) {
       const double x = std::strtod(v.c_str(), &end);
       if (*end != '\0' || !(x > 0) || x > 1e9) throw UsageError("--link-GBps: '" + v + "' is not a positive number of GB/s");
     } else if (arg.size() > 1 && arg[0] == '-') throw UsageError("unknown option '" + arg + "'");
-    else a.directories.push_back(arg);
+    else if (a.subcommand == "advise" && !fs::is_directory(arg) &&
+             (fs::exists(arg) || fs::path(arg).extension() == ".yaml" || fs::path(arg).extension() == ".yml")) {
+      // A deck to run first (a missing .yaml is reported by the deck loader, with the others).
+      if (!a.deck.empty()) throw UsageError("only one deck is accepted; got '" + a.deck + "' and '" + arg + "'");
+      a.deck = arg;
+    } else a.directories.push_back(arg);
   }
-  if (!a.help && a.directories.empty()) throw UsageError("no results directory given");
+  if (!a.deck.empty() && !a.directories.empty())
+    throw UsageError("give a deck to run or results directories to read, not both");
+  if (!a.help && a.directories.empty() && a.subcommand == "report") throw UsageError("no results directory given");
   return a;
+}
+
+std::string timestamp() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  return stamp;
+}
+
+// `miniapp advise [DECK]`: runs the deck (or the built-in sweep) with this binary into `out`, its
+// tables into out/tables.txt, progress on stderr. Returns the run's exit code.
+int run_sweep(const std::string& deck, const fs::path& out) {
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) throw RuntimeProblem("cannot create " + out.string() + ": " + ec.message());
+  std::string deck_path = deck;
+  if (deck.empty()) {
+    deck_path = (out / "advise.yaml").string();
+    write_atomically(deck_path, kBuiltInAdviseDeck);
+  }
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw RuntimeProblem("cannot find this program (/proc/self/exe): " + ec.message());
+  const std::string tables = (out / "tables.txt").string();
+  std::cerr << "miniapp advise: running " << (deck.empty() ? "the built-in sweep (" + deck_path + ")" : deck)
+            << " into " << out.string() << "; tables in " << tables << "\n";
+  std::cout.flush();
+  const pid_t pid = fork();
+  if (pid < 0) throw RuntimeProblem(std::string("cannot start the sweep: ") + std::strerror(errno));
+  if (pid == 0) {
+    const int fd = ::open(tables.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) _exit(exit_code::kRuntimeError);
+    const std::string o = out.string();
+    execl(exe.c_str(), exe.c_str(), deck_path.c_str(), "--output", o.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // The run acts on SIGINT/SIGTERM itself (it keeps what finished and exits 128+N): wait for it.
+  std::signal(SIGINT, SIG_IGN);
+  std::signal(SIGTERM, SIG_IGN);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  if (WIFSIGNALED(status)) return exit_code::kInterruptedBase + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : exit_code::kRuntimeError;
 }
 
 std::vector<fs::path> result_files(const std::string& directory) {
@@ -271,6 +342,34 @@ int run_report_subcommand(int argc, char** argv) {
     if (args.help) {
       std::cout << (name == "report" ? kReportUsage : kAdviseUsage);
       return exit_code::kAllVerified;
+    }
+    if (name == "advise" && args.directories.empty()) {
+      // Run first: the deck given, or the built-in sweep.
+      const fs::path out = !args.output.empty() ? fs::path(args.output)
+                           : fs::path("results") / ("advise-" + (args.deck.empty() ? std::string("sweep")
+                                                                                    : fs::path(args.deck).stem().string()) +
+                                                    "-" + timestamp());
+      int code = exit_code::kRuntimeError;
+      try {
+        code = run_sweep(args.deck, out);
+      } catch (const std::exception& e) {
+        std::cerr << "miniapp advise: " << e.what() << "\n";
+        return exit_code::kRuntimeError;
+      }
+      if (code != exit_code::kAllVerified) {
+        std::cerr << "miniapp advise: the sweep ended with exit code " << code
+                  << (code == exit_code::kVerificationFailed ? " (a verification failed)"
+                      : code == exit_code::kBadInput        ? " (bad deck)"
+                      : code > exit_code::kInterruptedBase  ? " (stopped by a signal; finished results kept in " + out.string() + ")"
+                                                            : "")
+                  << "; no advice from incomplete or wrong results\n";
+        return code;
+      }
+      args.directories.push_back(out.string());
+      if (args.output.empty()) {
+        args.passed_on.push_back("--output");
+        args.passed_on.push_back(out.string());
+      }
     }
     for (const std::string& d : args.directories)
       for (const fs::path& f : result_files(d)) check_results_file(f);

@@ -1,5 +1,7 @@
 #include "miniapp/core/deck.hpp"
 
+#include "miniapp/core/affinity.hpp"
+
 #include "miniapp/core/map_reader.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/core/workload.hpp"
@@ -11,6 +13,17 @@
 #include <sstream>
 
 namespace miniapp {
+
+std::vector<int> powers_of_two_threads() {
+  const cpu_set_t set = process_cpus();
+  int cpus = std::max(1, CPU_COUNT(&set));
+  if (const char* slurm = std::getenv("SLURM_CPUS_PER_TASK"))
+    if (const int n = std::atoi(slurm); n > 0) cpus = std::min(cpus, n);
+  std::vector<int> counts;
+  for (int n = 1; n < cpus; n *= 2) counts.push_back(n);
+  counts.push_back(cpus);
+  return counts;
+}
 
 namespace {
 
@@ -221,7 +234,9 @@ DeckResult load_deck_text(const std::string& text, const std::string& file, cons
   deck.text = text;
   deck.title = top.string("title").value_or("");
   top.string("description");
-  if (const YAML::Node t = top.node("threads"); t.IsSequence()) {
+  if (const YAML::Node t = top.node("threads"); t.IsScalar() && t.Scalar() == "powers-of-two") {
+    deck.threads = powers_of_two_threads();
+  } else if (t.IsSequence()) {
     for (std::size_t i = 0; i < t.size(); ++i) {
       const std::optional<std::int64_t> v = as_integer(t[i]);
       if (!v || *v < 1 || *v > 100000)
@@ -233,6 +248,10 @@ DeckResult load_deck_text(const std::string& text, const std::string& file, cons
         deck.threads.push_back(static_cast<int>(*v));
     }
     if (t.size() == 0) diag.error(t, "threads", "found an empty list, expected a thread count or a list of them");
+  } else if (t.IsScalar() && !as_integer(t)) {
+    diag.error(t, "threads", "found " + describe_node(t) +
+                                 ", expected a thread count, a list of them, or powers-of-two (1, 2, 4, ... up to "
+                                 "the CPUs this process may use)");
   } else if (auto n = top.integer("threads", 1, 100000)) {
     deck.threads = {static_cast<int>(*n)};
   }

@@ -38,6 +38,7 @@ struct Deck {
   std::string output_directory;  // empty: the driver picks results/<deck>-<time>
   // Host threads for Kokkos; default: SLURM_CPUS_PER_TASK, else Kokkos' own. More than one count
   // is a thread sweep: one process per count (Kokkos fixes its thread pool at initialization).
+  // `threads: powers-of-two` is 1, 2, 4, ... and the CPUs this process may use (powers_of_two_threads).
   std::vector<int> threads;
   bool write_csv = true;
   std::vector<CaseSpec> cases;
@@ -58,5 +59,9 @@ DeckResult load_deck_file(const std::string& path, const Overrides& overrides = 
 
 // Every measurement of the deck, in the order they run.
 std::vector<MeasurementSpec> expand(const Deck& deck);
+
+// 1, 2, 4, ... below the CPUs this process may use (its affinity mask, at most
+// SLURM_CPUS_PER_TASK), then that count: a deck's `threads: powers-of-two`.
+std::vector<int> powers_of_two_threads();
 
 }  // namespace miniapp

@@ -367,9 +367,17 @@ class BadInput(ReportChecks):
 
     def test_bad_results_exit_2(self):
         out = os.path.join(self.tmp, "never-written")
+        self.expect(["report"], 2, r"no results directory given")
         for sub in ("report", "advise"):
-            self.expect([sub], 2, r"no results directory given")
             self.expect([sub, os.path.join(self.tmp, "missing"), "-o", out], 2, r"missing: no such directory")
+        # advise runs a deck it is given: a bad one is refused by the deck's own checks, and nothing is advised.
+        bad = os.path.join(self.tmp, "bad.yaml")
+        with open(bad, "w") as f:
+            f.write("cases:\n  - workload: distance\n    sizes: [32]\n    repetitons: 2\n")
+        r = self.expect(["advise", bad, "-o", os.path.join(self.tmp, "bad-sweep")], 2,
+                        r"bad.yaml:4:5: cases\[0\].repetitons: unknown key")
+        self.assertIn("the sweep ended with exit code 2 (bad deck); no advice", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "bad-sweep", "advice.json")))
         empty = self.results_dir("empty", None)
         other = self.results_dir("other", '{"schema": "kokkos-miniapp-results/2", "measurements": [{}]}')
         broken = self.results_dir("broken", '{"schema": "kokkos-miniapp-results/1", ')
@@ -414,7 +422,7 @@ class BadInput(ReportChecks):
         for sub in ("report", "advise"):
             r = run(sub, "--help")
             self.assertEqual(r.returncode, 0)
-            self.assertIn(f"usage: miniapp {sub} RESULTS_DIR...", r.stdout)
+            self.assertIn(f"miniapp {sub} RESULTS_DIR...", r.stdout)
             self.assertIn("exit codes:", r.stdout)
         self.assertIn("miniapp report RESULTS_DIR", run("--help").stdout)
 
@@ -482,10 +490,15 @@ class RealRun(ReportChecks):
         self.assertEqual(a.returncode, 0, a.stderr)
         advice = load_json(os.path.join(results, "advice.json"))
         self.assertEqual({r["workload"] for r in advice["recommendations"]}, {"distance", "matrix", "solver", "regression"})
-        ms = measurements(dirs)
+        self.check_advice_matches(results, advice, a.stdout)
+
+
+    def check_advice_matches(self, results, advice, text):
+        """The advisor answers for every case of the results, and its best host time per size is the
+        fastest host median the run measured."""
+        ms = measurements([results])
         for case in {m["case"] for m in ms}:
-            self.assertIn(case, a.stdout)
-        # The advisor's best host time per size is the fastest host median of the run.
+            self.assertIn(case, text)
         for g in advice["groups"]:
             for n, best in g["best_host"].items():
                 fastest = min(m["seconds"]["total"]["median"] for m in ms if m["host"] and m["policy"] == "host" and
@@ -493,6 +506,35 @@ class RealRun(ReportChecks):
                               (g["case"], g["variant"], g["precision"], int(n)))
                 self.assertEqual(best["seconds"], fastest, f"{g['case']} {g['variant']} n={n}")
 
+    def test_advise_runs_a_deck_then_advises(self):
+        out = os.path.join(self.tmp, "advise-deck")
+        deck = os.path.join(self.tmp, "two-sizes.yaml")
+        with open(deck, "w") as f:
+            f.write("cases:\n  - name: tiny-distance\n    workload: distance\n    sizes: [32, 128]\n"
+                    "    spaces: [serial, openmp]\n    policies: [host]\n    repetitions: 2\n")
+        a = run("advise", deck, "-o", out, env={"OMP_PROC_BIND": "false"})
+        self.assertEqual(a.returncode, 0, a.stderr)
+        self.assertIn("tiny-distance", open(os.path.join(out, "tables.txt")).read(), "the run's tables")
+        self.assertEqual(load_json(os.path.join(out, "results.json"))["status"], "complete")
+        self.check_advice_matches(out, load_json(os.path.join(out, "advice.json")), a.stdout)
+
+    def test_builtin_sweep(self):
+        """`miniapp advise` alone: the compiled-in sweep over all four workloads and host thread counts."""
+        out = os.path.join(self.tmp, "advise-sweep")
+        a = run("advise", "-o", out, env={"OMP_PROC_BIND": "false"})
+        self.assertEqual(a.returncode, 0, a.stderr)
+        with open(os.path.join(SOURCE, "input", "advise.yaml")) as f:
+            self.assertEqual(open(os.path.join(out, "advise.yaml")).read(), f.read(), "the deck it ran is kept")
+        advice = load_json(os.path.join(out, "advice.json"))
+        self.assertEqual({r["workload"] for r in advice["recommendations"]}, {"distance", "matrix", "solver", "regression"})
+        self.check_advice_matches(out, advice, a.stdout)
+        counts = sorted(int(d.split("-")[1]) for d in os.listdir(out) if re.fullmatch(r"threads-[0-9]+", d))
+        cpus = len(os.sched_getaffinity(0))
+        expected = [1 << k for k in range(cpus.bit_length()) if 1 << k < cpus] + [cpus]
+        self.assertEqual(counts, expected, "one run per host thread count 1, 2, 4, ... up to the CPUs")
+        if len(counts) > 1:
+            notes = [n for g in advice["groups"] for n in g["thread_notes"]]
+            self.assertTrue(any("speedup over 1 thread(s)" in n for n in notes), notes)
 
     def check_calibration(self, results, plot_data):
         """The run probed both spaces, placed every measurement under their roofs, and the report drew them."""

@@ -1,9 +1,12 @@
+#include "miniapp/core/affinity.hpp"
 #include "miniapp/core/deck.hpp"
 #include "miniapp/core/spaces.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <sched.h>
 
 using namespace miniapp;
 
@@ -176,4 +179,33 @@ TEST(Deck, DefaultsProblemsNameTheDefaultsBlockOnce) {
   EXPECT_EQ(unknown.line, 3);
   EXPECT_NE(unknown.message.find("did you mean 'precision'"), std::string::npos) << unknown.message;
   EXPECT_EQ(r.diagnostics.all().size(), 2u) << "a defaults problem is reported once, not once per case";
+}
+
+TEST(Deck, PowersOfTwoThreadsRunUpToTheCpusOfThisProcess) {
+  const cpu_set_t saved = process_cpus();
+  // Up to three CPUs of this process: 1 -> [1], 2 -> [1, 2], 3 -> [1, 2, 3] (the count itself ends
+  // the list when it is not a power of two).
+  const std::vector<std::vector<int>> expected = {{1}, {1, 2}, {1, 2, 3}};
+  cpu_set_t some;
+  CPU_ZERO(&some);
+  int given = 0;
+  for (int c = 0; c < CPU_SETSIZE && given < 3; ++c)
+    if (CPU_ISSET(c, &saved)) CPU_SET(c, &some), ++given;
+  ASSERT_EQ(sched_setaffinity(0, sizeof some, &some), 0);
+  unsetenv("SLURM_CPUS_PER_TASK");
+  const DeckResult r = load("threads: powers-of-two\ncases:\n  - workload: distance\n    sizes: 10\n");
+  sched_setaffinity(0, sizeof saved, &saved);
+  ASSERT_TRUE(r.deck) << r.diagnostics.all().size();
+  EXPECT_EQ(r.deck->threads, expected[given - 1]);
+}
+
+TEST(Deck, PowersOfTwoThreadsStopAtSlurmsCpusPerTask) {
+  const cpu_set_t allowed = process_cpus();
+  setenv("SLURM_CPUS_PER_TASK", "1", 1);
+  const std::vector<int> one = powers_of_two_threads();
+  unsetenv("SLURM_CPUS_PER_TASK");
+  EXPECT_EQ(one, std::vector<int>{1});
+  const std::vector<int> all = powers_of_two_threads();
+  EXPECT_EQ(all.back(), CPU_COUNT(&allowed));
+  for (std::size_t i = 0; i + 1 < all.size(); ++i) EXPECT_EQ(all[i], 1 << i);
 }
