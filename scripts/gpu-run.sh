@@ -4,9 +4,11 @@
 # runs, each step under its own time limit (a step that runs out is stopped and recorded, the
 # results of finished steps are kept, and the next step starts):
 #   1. the unit tests on every space (ctest -L unit: unit.serial, unit.openmp, unit.cuda, unit.common)
-#   2. every deck in input/ but the quickstart on the device space against the host space
-#      (--spaces openmp,cuda; the decks' own mirror policies), and seed 000's deck again at
-#      --sizes 100000000 (its comment's GPU size) for the copy table
+#   2. every deck in input/ but the quickstart and the advisor's sweep on the device space against
+#      the host space (--spaces openmp,cuda; the decks' own mirror policies), and seed 000's deck
+#      again at --sizes 100000000 (its comment's GPU size) for the copy table; then the advisor's
+#      built-in sweep (input/advise.yaml: host threads 1, 2, 4, ... against the device) and its
+#      answer, RESULTS/<gpu>-<date>/advise.txt
 #   3. the GPU part of the benchmark suite (benchmarks whose name ends in the device space, and
 #      the host copy benchmark for reference), one run per workload
 #   4. the peers script (scripts/peers.sh), where it exists
@@ -24,7 +26,7 @@
 #   --backend   cuda (default): device space cuda, host space openmp. host: a rehearsal without a
 #               GPU, device space openmp against host space serial (what the tests here use)
 #   --results   default: docs/results of this project
-#   --decks     default: every input/*.yaml but quickstart.yaml
+#   --decks     default: every input/*.yaml but quickstart.yaml and advise.yaml
 #   --benchmarks  which parts of the benchmark suite (default: all five; "none" for none)
 #
 # Exit codes: 0 every step ran and passed; 1 a step failed or ran out of time (steps.tsv and the
@@ -63,7 +65,8 @@ case "$BACKEND" in
 esac
 BUILD=${BUILD:-$ROOT/build-offline-$BACKEND}
 if [ -n "$DECKS" ]; then IFS=, read -r -a deck_list <<<"$DECKS"
-else mapfile -t deck_list < <(find "$ROOT/input" -maxdepth 1 -name '*.yaml' ! -name quickstart.yaml | sort)
+else mapfile -t deck_list < <(find "$ROOT/input" -maxdepth 1 -name '*.yaml' ! -name quickstart.yaml \
+                                ! -name advise.yaml | sort)
 fi
 for d in "${deck_list[@]}"; do [ -f "$d" ] || usage_error "no deck '$d'"; done
 bench_parts=()
@@ -173,6 +176,13 @@ else
     run_step "deck:matrix-seed000-power-1e8" 90 "$OUT/logs/matrix-seed000-power-1e8.log" \
       "$BIN/miniapp" "$seed000" --spaces "$HOST_SPACE,$DEVICE_SPACE" --sizes 100000000 \
       -o "$OUT/decks/matrix-seed000-power-1e8" -q
+  fi
+
+  # The advisor's sweep, device against host threads 1, 2, 4, ..., and its answer (issue: how many
+  # host cores match one device, measured).
+  if [ -z "$DECKS" ] && [ -f "$ROOT/input/advise.yaml" ]; then
+    run_step advise 150 "$OUT/logs/advise.log" bash -c '"$1" "$2" --spaces "$3" -o "$4" -q && "$1" advise "$4" >"$5"' \
+      advise "$BIN/miniapp" "$ROOT/input/advise.yaml" "$HOST_SPACE,$DEVICE_SPACE" "$OUT/advise" "$OUT/advise.txt"
   fi
 
   # 4. Benchmarks of the device space, one run per workload so a timeout costs one file.

@@ -422,6 +422,28 @@ def section_energy(run):
     return "\n".join(lines)
 
 
+def section_advice(run, directory):
+    """`miniapp advise` on the advisor's sweep (advise.txt): its recommendation lines and how many
+    host cores match the device, as it printed them."""
+    path = os.path.join(directory, "advise.txt")
+    lines = ["## The advisor's answer", ""]
+    if not os.path.isfile(path):
+        return "\n".join(lines + ["No advise.txt: the advisor's sweep did not run (see the steps above)."])
+    with open(path, errors="replace") as f:
+        text = f.read().splitlines()
+    keep, in_recommendation = [], False
+    for line in text:
+        if line.startswith("Recommendation"):
+            in_recommendation = True
+        elif in_recommendation and not line.startswith("  "):
+            in_recommendation = False
+        if in_recommendation or "serial cores" in line or line.startswith("== "):
+            keep.append(line)
+    lines += [f"From `{os.path.basename(os.path.normpath(directory))}/advise.txt` (the whole text is there):", "",
+              "```", *keep, "```"]
+    return "\n".join(lines)
+
+
 def summarize(directory):
     run = Run(directory)
     e = run.env
@@ -430,8 +452,8 @@ def summarize(directory):
     intro = (f"Written by scripts/gpu_summary.py from `{os.path.basename(os.path.normpath(directory))}/` "
              "(raw results: results.json per deck, benchmark JSON, JUnit XML, logs).")
     parts = [title, intro, section_machine(run), section_steps(run), section_unit_tests(run),
-             section_seed000(run), section_decks(run), section_energy(run), section_benchmarks(run),
-             section_verification(run)]
+             section_seed000(run), section_decks(run), section_energy(run), section_advice(run, directory),
+             section_benchmarks(run), section_verification(run)]
     return "\n\n".join(parts) + "\n"
 
 

@@ -244,6 +244,25 @@ class FreshRun(unittest.TestCase):
         self.assertIn(f"- {len(device) - 2} measurement(s) with gpu_energy null", md)
         self.assertNotIn("without gpu_energy", md)
 
+    def test_the_advisors_answer_is_quoted(self):
+        self.assertIn("No advise.txt: the advisor's sweep did not run", self.md)
+        run_dir = os.path.join(self.tmp, "advised-run")
+        shutil.copytree(self.run_dir, run_dir)
+        with open(os.path.join(run_dir, "advise.txt"), "w") as f:
+            f.write("miniapp advise: x\n\nRecommendation (fastest measured configuration per size; measurements "
+                    "only):\n  case-a (distance, float32): n <= 512: openmp (16 threads); n >= 2048: cuda, "
+                    "all-resident\n\nLink bandwidth used: 25 GB/s\n\n== case-a / direct / float32 (3 sizes)\n"
+                    "  transfers (seed 003) ...\n  at n = 2048, one cuda device (data resident) does the work of "
+                    "41.0 serial cores at ...; openmp at 16 threads is still 3.1x slower\n")
+        proc, md = run_summary(run_dir)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        section = md.split("## The advisor's answer", 1)[1].split("\n## ", 1)[0]
+        self.assertIn("n <= 512: openmp (16 threads); n >= 2048: cuda, all-resident", section)
+        self.assertIn("does the work of 41.0 serial cores", section)
+        self.assertIn("== case-a / direct / float32", section)
+        self.assertNotIn("Link bandwidth used", section)
+        self.assertNotIn("transfers (seed 003)", section)
+
     def test_failures_and_missing_parts_are_reported(self):
         self.assertIn("planted failure", self.md)
         self.assertIn("1 failed", self.md)
