@@ -11,7 +11,8 @@ ran out of time): the summary says so and goes on with the rest.
 
 The summary: the machine and build, the steps, the unit tests, seed 000's copy table, per deck
 the device space against the host space (speedup, crossover sizes of sweeps, device bandwidth as
-a share of the device's measured copy bandwidth) and the benchmarks.
+a share of the device's measured stream bandwidth: its calibration, else the copy benchmark) and
+the benchmarks.
 Exit codes: 0 written; 2 RUN_DIR is not a run directory (no run.env).
 """
 
@@ -127,6 +128,15 @@ class Run:
                 for b in data.get("benchmarks", []):
                     self.benchmarks.append((name[:-5], b))
         self.copy_GBps = {space: self.benchmark_rate("copy", space) for space in (self.device, self.host)}
+        # The calibration probe's stream bandwidth per space (best of copy and triad), from the first
+        # deck that carries one: arrays of 512 MiB on a device, where the copy benchmark's 16M floats
+        # partly fit a large L2.
+        self.calibrated = {}  # space -> (GB/s, deck, bytes per array)
+        for name, data in sorted(self.decks.items()):
+            for space, cal in ((data.get("calibration") or {}).get("spaces") or {}).items():
+                rates = [v for v in (cal.get("bandwidth_GBps") or {}).values() if isinstance(v, (int, float)) and v > 0]
+                if rates and space not in self.calibrated:
+                    self.calibrated[space] = (max(rates), name, cal.get("stream_bytes_per_array"))
 
     def benchmark_rate(self, prefix, space):
         """GB/s of the median of benchmark prefix/<precision>/space (or of its only run)."""
@@ -288,13 +298,19 @@ def crossovers(rows):
 
 
 def section_decks(run):
-    copy = run.copy_GBps.get(run.device)
+    if run.device in run.calibrated:
+        copy, deck, size = run.calibrated[run.device]
+        source = (f"{copy:.1f} GB/s (the calibration probe of `{run.device}`: best of stream copy and triad"
+                  + (f" on {size / 2**20:.0f} MiB arrays" if isinstance(size, (int, float)) else "") + f", deck {deck})")
+    else:
+        copy = run.copy_GBps.get(run.device)
+        source = f"{copy:.1f} GB/s (benchmark copy/float32/{run.device})" if copy else ""
     lines = ["## Device against host, per deck", "",
              f"Each row: the host space `{run.host}` (its `host` policy) against the device space `{run.device}` "
              "under its fastest mirror policy, median total time per call; speedup = host / device. "
              + (f"Device bandwidth (the kernel's bytes over its compute time) as a share of the device's measured "
-                f"copy bandwidth, {copy:.1f} GB/s (benchmark copy/float32/{run.device})." if copy else
-                "No device copy benchmark finished, so no bandwidth shares.")]
+                f"bandwidth, {source}." if copy else
+                "No calibration and no device copy benchmark finished, so no bandwidth shares.")]
     for deck in sorted(run.decks):
         data = run.decks[deck]
         status = data.get("status", "?")
@@ -325,7 +341,7 @@ def section_decks(run):
                               fmt_time(r["device"]), fmt_ratio(r["speedup"]), fmt_rate(r["GBps"]),
                               "-" if share is None else f"{share:.0f}%", "yes" if r["verified"] else "**no**"))
         lines += ["", md_table(["case", "variant", "precision", "generate", "size", f"{run.host} (s)",
-                                f"{run.device} policy", f"{run.device} (s)", "speedup", "GB/s", "% of copy",
+                                f"{run.device} policy", f"{run.device} (s)", "speedup", "GB/s", "% of bandwidth",
                                 "verified"], table)]
         if notes:
             lines += [""] + [f"- {n}" for n in notes]

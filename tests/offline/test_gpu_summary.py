@@ -217,6 +217,27 @@ class FreshRun(unittest.TestCase):
                 self.assertIn(a, shown)
                 self.assertIn(b, shown)
 
+    def test_bandwidth_shares_prefer_the_calibration(self):
+        # Plant a calibration of the device space in one deck: its best stream rate replaces the copy
+        # benchmark as the reference of every deck row's share.
+        run_dir = os.path.join(self.tmp, "calibrated-run")
+        shutil.copytree(self.run_dir, run_dir)
+        path = os.path.join(run_dir, "decks", "sweep", "results.json")
+        with open(path) as f:
+            data = json.load(f)
+        data["calibration"] = {"spaces": {"openmp": {"bandwidth_GBps": {"copy": 50.0, "triad": 64.0},
+                                                     "stream_bytes_per_array": 134217728}}}
+        with open(path, "w") as f:
+            json.dump(data, f)
+        proc, md = run_summary(run_dir)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("64.0 GB/s (the calibration probe of `openmp`: best of stream copy and triad on 128 MiB "
+                      "arrays, deck sweep)", md)
+        rows = [r for r in table_rows(md.split("### sweep", 1)[1], "| case | variant |") if r[9] != "-"]
+        self.assertTrue(rows)
+        for r in rows:  # the share is of the unrounded rate: within one percent of the shown one's
+            self.assertLessEqual(abs(float(r[10].rstrip("%")) - float(r[9]) / 64.0 * 100), 1.0, r)
+
     def test_gpu_energy_rows_carry_the_recorded_readings(self):
         # The fixture predates gpu_energy: plant readings on two device-space measurements (one
         # with every field, one with NVML's reason) and check the section against them.
