@@ -427,7 +427,24 @@ std::string merged_json(const MergedResults& merged, const std::vector<std::stri
   return j.str() + "\n";
 }
 
-std::string merged_csv(const MergedResults& merged) { return to_csv(record_of(merged, {})); }
+// results.csv's rows with the index of their task (the order of merged.json's tasks) in front.
+std::string merged_csv(const MergedResults& merged) {
+  auto lines = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+  };
+  std::ostringstream csv;
+  csv << "task," << lines(to_csv(RunRecord{})).at(0) << '\n';
+  for (std::size_t ti = 0; ti < merged.tasks.size(); ++ti) {
+    RunRecord r;
+    for (const YAML::Node& m : child(merged.tasks[ti].results, "measurements")) r.measurements.push_back(measurement_from(m));
+    const std::vector<std::string> rows = lines(to_csv(r));
+    for (std::size_t i = 1; i < rows.size(); ++i) csv << ti << ',' << rows[i] << '\n';
+  }
+  return csv.str();
+}
 
 std::string merged_benchmark_json(const MergedResults& merged, const std::vector<std::string>& command_line) {
   return to_benchmark_json(record_of(merged, command_line));

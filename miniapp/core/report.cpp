@@ -44,7 +44,8 @@ namespace {
 bool recorded_variable(const std::string& name) {
   for (const char* prefix : {"OMP_", "KOKKOS_", "SLURM_", "GOMP_", "OPENBLAS_"})
     if (name.rfind(prefix, 0) == 0) return true;
-  return name == "CUDA_VISIBLE_DEVICES" || name == "HIP_VISIBLE_DEVICES" || name == "ROCR_VISIBLE_DEVICES";
+  return name == "CUDA_VISIBLE_DEVICES" || name == "HIP_VISIBLE_DEVICES" || name == "ROCR_VISIBLE_DEVICES" ||
+         name == "GPU_DEVICE_ORDINAL";  // Slurm's GPU index of the job on the node
 }
 
 std::string cpu_model() {

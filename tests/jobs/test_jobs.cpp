@@ -269,6 +269,9 @@ TEST(Merge, NamesMissingAndInterruptedTasksAndKeepsEveryMeasurement) {
   EXPECT_EQ(json["calibration"]["from_task"]["cuda"].as<int>(), 1);
   const std::string csv = merged_csv(m);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 3 * 2) << csv;  // header + a row per repetition
+  EXPECT_EQ(csv.rfind("task,case,workload,", 0), 0u) << csv;
+  EXPECT_NE(csv.find("\n0,c0,distance,direct,float32,32,serial,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n1,c1,distance,direct,float32,33,serial,"), std::string::npos) << "rows name their task: " << csv;
   std::ostringstream table;
   print_task_summary(table, m);
   EXPECT_NE(table.str().find("4 task(s): 1 complete, 1 interrupted, 2 missing"), std::string::npos) << table.str();
