@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -170,12 +169,7 @@ void print_list(std::ostream& os) {
 }
 
 std::string default_output_directory(const std::string& deck) {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-  return "results/" + fs::path(deck).stem().string() + "-" + stamp;
+  return "results/" + fs::path(deck).stem().string() + "-" + local_timestamp();
 }
 
 void warn_about_environment(const Deck& deck) {

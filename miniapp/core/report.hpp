@@ -33,6 +33,8 @@ struct Provenance {
 
 Provenance collect_provenance(int argc, char** argv);
 std::string now_iso8601();
+// Local time as YYYYmmdd-HHMMSS, for the names of new output directories and job files.
+std::string local_timestamp();
 
 struct RunRecord {
   Provenance provenance;

@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -154,15 +153,6 @@ std::string self_binary() {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   return ec ? std::string("miniapp") : exe.string();
-}
-
-std::string stamp() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return buf;
 }
 
 // One array task per case and size: the unit the results compare within (every space and
@@ -392,7 +382,7 @@ int run_submit(int argc, char** argv) {
   // --submit
   if (!site.slurm) {
     // No scheduler: the scripts run here, one after another, then the merge.
-    const std::string job_id = "local-" + stamp();
+    const std::string job_id = "local-" + local_timestamp();
     int worst = exit_code::kAllVerified;
     std::vector<std::string> result_dirs;
     for (const Job& j : jobs) {
