@@ -1,6 +1,7 @@
 #include "miniapp/report_command.hpp"
 
 #include "miniapp/advise_deck.hpp"
+#include "miniapp/core/child_process.hpp"
 #include "miniapp/core/exit_codes.hpp"
 #include "miniapp/core/report.hpp"
 
@@ -12,8 +13,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <csignal>
-#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -170,18 +169,10 @@ Arguments parse(int argc, char** argv) {
   return a;
 }
 
-std::string timestamp() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-  return stamp;
-}
-
 // `miniapp advise [DECK]`: runs the deck (or the built-in sweep) with this binary into `out`, its
-// tables into out/tables.txt, progress on stderr. Returns the run's exit code.
-int run_sweep(const std::string& deck, const fs::path& out) {
+// tables into out/tables.txt, progress on stderr. Returns the run's exit code; a SIGTERM or SIGINT
+// to this process is passed on to the run, which saves what finished (128+N).
+int run_sweep(const std::string& program, const std::string& deck, const fs::path& out) {
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec) throw RuntimeProblem("cannot create " + out.string() + ": " + ec.message());
@@ -190,31 +181,16 @@ int run_sweep(const std::string& deck, const fs::path& out) {
     deck_path = (out / "advise.yaml").string();
     write_atomically(deck_path, kBuiltInAdviseDeck);
   }
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw RuntimeProblem("cannot find this program (/proc/self/exe): " + ec.message());
   const std::string tables = (out / "tables.txt").string();
   std::cerr << "miniapp advise: running " << (deck.empty() ? "the built-in sweep (" + deck_path + ")" : deck)
             << " into " << out.string() << "; tables in " << tables << "\n";
   std::cout.flush();
-  const pid_t pid = fork();
-  if (pid < 0) throw RuntimeProblem(std::string("cannot start the sweep: ") + std::strerror(errno));
-  if (pid == 0) {
+  forward_stop_signals();
+  const std::optional<int> code = run_child("/proc/self/exe", {program, deck_path, "--output", out.string()}, [&] {
     const int fd = ::open(tables.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) _exit(exit_code::kRuntimeError);
-    const std::string o = out.string();
-    execl(exe.c_str(), exe.c_str(), deck_path.c_str(), "--output", o.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  // The run acts on SIGINT/SIGTERM itself (it keeps what finished and exits 128+N): wait for it.
-  std::signal(SIGINT, SIG_IGN);
-  std::signal(SIGTERM, SIG_IGN);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-  if (WIFSIGNALED(status)) return exit_code::kInterruptedBase + WTERMSIG(status);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : exit_code::kRuntimeError;
+  });
+  return code ? *code : exit_code::kInterruptedBase + stop_signal_received();
 }
 
 std::vector<fs::path> result_files(const std::string& directory) {
@@ -348,10 +324,10 @@ int run_report_subcommand(int argc, char** argv) {
       const fs::path out = !args.output.empty() ? fs::path(args.output)
                            : fs::path("results") / ("advise-" + (args.deck.empty() ? std::string("sweep")
                                                                                     : fs::path(args.deck).stem().string()) +
-                                                    "-" + timestamp());
+                                                    "-" + local_timestamp());
       int code = exit_code::kRuntimeError;
       try {
-        code = run_sweep(args.deck, out);
+        code = run_sweep(argv[0], args.deck, out);
       } catch (const std::exception& e) {
         std::cerr << "miniapp advise: " << e.what() << "\n";
         return exit_code::kRuntimeError;

@@ -1,6 +1,7 @@
 #include "thread_sweep.hpp"
 
 #include "miniapp/core/affinity.hpp"
+#include "miniapp/core/child_process.hpp"
 #include "miniapp/core/exit_codes.hpp"
 #include "miniapp/core/report.hpp"
 #include "miniapp/core/stats.hpp"
@@ -25,17 +26,6 @@ namespace miniapp {
 namespace fs = std::filesystem;
 
 namespace {
-
-volatile sig_atomic_t g_child = 0;
-volatile sig_atomic_t g_signal = 0;
-
-// Slurm signals every process of the step, but `kill <pid>` reaches only this one: pass it on so
-// the run in progress saves its finished measurements and stops, and remember it so that no
-// further run starts, also when it arrives between two runs.
-extern "C" void forward_signal(int sig) {
-  g_signal = sig;
-  if (g_child > 0) ::kill(static_cast<pid_t>(g_child), sig);
-}
 
 std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> out;
@@ -141,58 +131,36 @@ int run_thread_sweep(const std::vector<int>& counts, const std::vector<std::stri
                      bool quiet, const std::string& executable) {
   std::vector<SweepRun> runs;
   int code = exit_code::kAllVerified;
-  g_signal = 0;
-  struct sigaction action {};
-  action.sa_handler = forward_signal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGTERM, &action, nullptr);
-  sigaction(SIGINT, &action, nullptr);
-  sigset_t stop_signals, previous;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
+  // A signal is passed on to the run in progress, which saves its finished measurements and
+  // stops, and remembered, so that no further run starts, also when it arrives between two runs.
+  forward_stop_signals();
   // Each run gets every CPU of the job: a child inherits this thread's mask, which the OpenMP
   // runtime has pinned to one CPU when OMP_PROC_BIND is set.
   const cpu_set_t job_cpus = process_cpus();
 
   for (std::size_t k = 0; k < counts.size(); ++k) {
     SweepRun run{counts[k], fs::path(out_dir) / ("threads-" + std::to_string(counts[k])), 0};
-    // Held until the child's pid is known, so a signal either stops the sweep before this run or
-    // reaches the run.
-    sigprocmask(SIG_BLOCK, &stop_signals, &previous);
-    if (g_signal != 0) {
-      sigprocmask(SIG_SETMASK, &previous, nullptr);
-      std::cerr << "thread sweep stopped by signal " << g_signal << " before the run with " << run.threads
-                << " threads; finished runs are kept\n";
-      return exit_code::kInterruptedBase + g_signal;
-    }
+    auto stopped_before = [&] {
+      std::cerr << "thread sweep stopped by signal " << stop_signal_received() << " before the run with "
+                << run.threads << " threads; finished runs are kept\n";
+      return exit_code::kInterruptedBase + stop_signal_received();
+    };
+    if (stop_signal_received() != 0) return stopped_before();
     if (!quiet)
       std::cerr << "== thread sweep " << k + 1 << " of " << counts.size() << ": " << run.threads
                 << " host thread(s), results in " << run.directory.string() << "\n";
-    std::vector<std::string> child_args = sweep_run_arguments(args, run.directory.string());
-    std::vector<char*> argv;
-    for (std::string& a : child_args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-      sigprocmask(SIG_SETMASK, &previous, nullptr);
+    std::optional<int> ended;
+    try {
+      ended = run_child(executable, sweep_run_arguments(args, run.directory.string()), [&] {
+        if (CPU_COUNT(&job_cpus) > 0) sched_setaffinity(0, sizeof job_cpus, &job_cpus);
+        ::setenv("KOKKOS_NUM_THREADS", std::to_string(run.threads).c_str(), 1);
+      });
+    } catch (const std::runtime_error&) {
       std::cerr << "miniapp: error: cannot start the run with " << run.threads << " threads\n";
       return exit_code::kRuntimeError;
     }
-    if (pid == 0) {
-      sigprocmask(SIG_SETMASK, &previous, nullptr);
-      if (CPU_COUNT(&job_cpus) > 0) sched_setaffinity(0, sizeof job_cpus, &job_cpus);
-      ::setenv("KOKKOS_NUM_THREADS", std::to_string(run.threads).c_str(), 1);
-      ::execv(executable.c_str(), argv.data());
-      _exit(exit_code::kRuntimeError);
-    }
-    g_child = pid;
-    sigprocmask(SIG_SETMASK, &previous, nullptr);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    g_child = 0;
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : exit_code::kInterruptedBase + WTERMSIG(status);
+    if (!ended) return stopped_before();
+    run.exit_code = *ended;
     runs.push_back(run);
     try {
       write_summary(out_dir, runs);
@@ -200,11 +168,12 @@ int run_thread_sweep(const std::vector<int>& counts, const std::vector<std::stri
       std::cerr << "miniapp: error: " << e.what() << "\n";
       return exit_code::kRuntimeError;
     }
-    if (run.exit_code >= exit_code::kInterruptedBase || g_signal != 0) {
+    const int signal = stop_signal_received();
+    if (run.exit_code >= exit_code::kInterruptedBase || signal != 0) {
       const int stop = run.exit_code >= exit_code::kInterruptedBase ? run.exit_code
-                                                                   : exit_code::kInterruptedBase + g_signal;
+                                                                   : exit_code::kInterruptedBase + signal;
       std::cerr << "thread sweep stopped: the run with " << run.threads << " threads ended with exit code "
-                << run.exit_code << (g_signal != 0 ? " and the sweep received signal " + std::to_string(g_signal) : "")
+                << run.exit_code << (signal != 0 ? " and the sweep received signal " + std::to_string(signal) : "")
                 << "; finished runs are kept\n";
       return stop;
     }

@@ -14,9 +14,11 @@ import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -517,6 +519,36 @@ class RealRun(ReportChecks):
         self.assertIn("tiny-distance", open(os.path.join(out, "tables.txt")).read(), "the run's tables")
         self.assertEqual(load_json(os.path.join(out, "results.json"))["status"], "complete")
         self.check_advice_matches(out, load_json(os.path.join(out, "advice.json")), a.stdout)
+
+    def test_advise_passes_a_signal_on_to_its_sweep(self):
+        """`kill <pid of miniapp advise>` (or `timeout`) reaches only the advisor: the sweep it runs
+        must still stop, save what finished and end the advisor with 128+15, with no advice."""
+        out = os.path.join(self.tmp, "advise-stopped")
+        deck = os.path.join(self.tmp, "long.yaml")
+        with open(deck, "w") as f:
+            f.write("cases:\n  - name: long\n    workload: distance\n    sizes: {from: 200, to: 20000, step: 200}\n"
+                    "    spaces: [serial]\n    policies: [host]\n    repetitions: 3\n")
+        env = dict(os.environ, MINIAPP_CALIBRATION_CACHE=calibration_cache(), OMP_PROC_BIND="false")
+        p = subprocess.Popen([MINIAPP, "advise", deck, "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=env)
+        results = os.path.join(out, "results.json")
+        deadline = time.monotonic() + 120
+        finished = 0
+        while finished < 1 and time.monotonic() < deadline and p.poll() is None:
+            time.sleep(0.05)
+            try:
+                finished = load_json(results)["finished_measurements"]
+            except (OSError, ValueError, KeyError):
+                pass
+        self.assertGreaterEqual(finished, 1, "the sweep never saved a measurement")
+        os.kill(p.pid, signal.SIGTERM)
+        _, err = p.communicate(timeout=120)
+        self.assertEqual(p.returncode, 128 + signal.SIGTERM, err)
+        self.assertIn("the sweep ended with exit code 143 (stopped by a signal", err)
+        doc = load_json(results)
+        self.assertEqual(doc["status"], "interrupted")
+        self.assertGreaterEqual(doc["finished_measurements"], finished)
+        self.assertFalse(os.path.exists(os.path.join(out, "advice.json")))
 
     def test_builtin_sweep(self):
         """`miniapp advise` alone: the compiled-in sweep over all four workloads and host thread counts."""
