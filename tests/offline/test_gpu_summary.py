@@ -217,19 +217,25 @@ class FreshRun(unittest.TestCase):
                 self.assertIn(a, shown)
                 self.assertIn(b, shown)
 
-    def test_bandwidth_shares_prefer_the_calibration(self):
-        # Plant a calibration of the device space in one deck: its best stream rate replaces the copy
-        # benchmark as the reference of every deck row's share.
-        run_dir = os.path.join(self.tmp, "calibrated-run")
+    def summary_of_planted(self, name, plant):
+        """The summary of a copy of this run whose decks/sweep/results.json `plant` has edited in place."""
+        run_dir = os.path.join(self.tmp, name)
         shutil.copytree(self.run_dir, run_dir)
         path = os.path.join(run_dir, "decks", "sweep", "results.json")
         with open(path) as f:
             data = json.load(f)
-        data["calibration"] = {"spaces": {"openmp": {"bandwidth_GBps": {"copy": 50.0, "triad": 64.0},
-                                                     "stream_bytes_per_array": 134217728}}}
+        plant(data)
         with open(path, "w") as f:
             json.dump(data, f)
-        proc, md = run_summary(run_dir)
+        return run_summary(run_dir)
+
+    def test_bandwidth_shares_prefer_the_calibration(self):
+        # Plant a calibration of the device space in one deck: its best stream rate replaces the copy
+        # benchmark as the reference of every deck row's share.
+        def plant(data):
+            data["calibration"] = {"spaces": {"openmp": {"bandwidth_GBps": {"copy": 50.0, "triad": 64.0},
+                                                         "stream_bytes_per_array": 134217728}}}
+        proc, md = self.summary_of_planted("calibrated-run", plant)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("64.0 GB/s (the calibration probe of `openmp`: best of stream copy and triad on 128 MiB "
                       "arrays, deck sweep)", md)
@@ -241,20 +247,18 @@ class FreshRun(unittest.TestCase):
     def test_gpu_energy_rows_carry_the_recorded_readings(self):
         # The fixture predates gpu_energy: plant readings on two device-space measurements (one
         # with every field, one with NVML's reason) and check the section against them.
-        run_dir = os.path.join(self.tmp, "energy-run")
-        shutil.copytree(self.run_dir, run_dir)
-        path = os.path.join(run_dir, "decks", "sweep", "results.json")
-        with open(path) as f:
-            data = json.load(f)
-        device = [m for m in data["measurements"] if m["space"] == "openmp"]
-        self.assertGreaterEqual(len(device), 2)
-        device[0]["gpu_energy"] = {"energy_joules": 12.5, "mean_power_watts": 250.0, "gpu_utilization_percent": 87.5,
-                                   "seconds": 0.05, "samples": 3, "unavailable": None}
-        device[1]["gpu_energy"] = {"energy_joules": None, "mean_power_watts": None, "gpu_utilization_percent": None,
-                                   "seconds": 0.0, "samples": 0, "unavailable": "cannot load libnvidia-ml.so.1"}
-        with open(path, "w") as f:
-            json.dump(data, f)
-        proc, md = run_summary(run_dir)
+        device = []
+
+        def plant(data):
+            device.extend(m for m in data["measurements"] if m["space"] == "openmp")
+            self.assertGreaterEqual(len(device), 2)
+            device[0]["gpu_energy"] = {"energy_joules": 12.5, "mean_power_watts": 250.0,
+                                       "gpu_utilization_percent": 87.5, "seconds": 0.05, "samples": 3,
+                                       "unavailable": None}
+            device[1]["gpu_energy"] = {"energy_joules": None, "mean_power_watts": None,
+                                       "gpu_utilization_percent": None, "seconds": 0.0, "samples": 0,
+                                       "unavailable": "cannot load libnvidia-ml.so.1"}
+        proc, md = self.summary_of_planted("energy-run", plant)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         rows = table_rows(md, "| deck | case | variant | precision | size | policy | J |")
         m = device[0]
