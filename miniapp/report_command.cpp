@@ -50,9 +50,10 @@ of a thread sweep. Several directories are read together (e.g. a host run and a 
 
 options:
   -o, --output OUT        output directory (default: RESULTS_DIR/report of the first one)
-      --assume-device NAME  also predict for a device not measured: H100, A100 or MI250X
-                          (published figures in scripts/report/devices.json); labelled as a
-                          prediction, never mixed with measurements
+      --assume-device NAME  also predict for a device: H100, H200, A100 or MI250X (published
+                          figures in scripts/report/devices.json); labelled as a prediction, never
+                          mixed with measurements. Default: the profile matching the GPU the
+                          results were measured on, if any; `none`: no prediction
       --link-GBps X       host<->device link bandwidth for the transfer analysis (default: measured
                           copies, else calibration, else the assumed device's, else seed 003's 15)
   -h, --help              show this help and exit
@@ -82,7 +83,9 @@ prints, per case, variant and precision:
   - Serial against OpenMP/Threads, and the best thread count where a thread sweep ran;
   - the flops per transferred value from which copies amortise (seed 003's reasoning) at the
     stated link bandwidth, against what the workload does;
-  - with --assume-device, a roofline PREDICTION for a device not measured, labelled as such;
+  - with --assume-device, a roofline PREDICTION for a device, labelled as such; for results
+    measured on a GPU with a published profile, that profile's prediction next to the
+    measurements, and measured/predicted per size (the model check);
   - one line per case: the fastest configuration per size range.
 Every number used is printed. The same data goes to DIR/advice.json.
 
@@ -94,7 +97,8 @@ Examples:
 options:
   -o, --output DIR        where the sweep's results and advice.json go (default: a new
                           results/advise-<time>, or the first RESULTS_DIR)
-      --assume-device NAME  predict for H100, A100 or MI250X (scripts/report/devices.json)
+      --assume-device NAME  predict for H100, H200, A100 or MI250X (scripts/report/devices.json);
+                          default: the profile matching the measured GPU, if any; none: no prediction
       --link-GBps X       host<->device link bandwidth (default: measured copies, else calibration,
                           else the assumed device's, else seed 003's 15 GB/s)
   -h, --help              show this help and exit

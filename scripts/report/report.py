@@ -8,6 +8,9 @@ report: OUT/report.html (self-contained), the PNGs, plot-data.json (what each fi
 advice.json; OUT defaults to RESULTS_DIR/report (the first one given).
 advise: the advisor's text on stdout, advice.json into DIR (default: the first RESULTS_DIR).
 
+Predictions: --assume-device NAME (a profile of devices.json), or none; without it, results
+measured on a GPU that a profile `matches` get that profile's prediction next to the measurements.
+
 Exit codes: 0 done; 2 bad input (missing directory, no results.json, another schema, no
 measurements, one size only for advise, unknown device); 3 runtime error (matplotlib missing,
 output not writable).
@@ -60,10 +63,15 @@ def main(argv) -> int:
     args = parse(argv)
     try:
         rs = results.load(args.directories)
-        profile = None
-        if args.assume_device:
-            profile = advisor.find_profile(advisor.load_profiles(DEVICES), args.assume_device)
-        advice = advisor.analyse(rs, profile, args.link_GBps)
+        profiles = advisor.load_profiles(DEVICES)
+        if args.assume_device and args.assume_device.lower() == "none":
+            profile, source = None, ""
+        elif args.assume_device:
+            profile = advisor.find_profile(profiles, args.assume_device)
+            source = f"--assume-device {args.assume_device}"
+        else:
+            profile, source = advisor.profile_for_measured_gpu(profiles, rs)
+        advice = advisor.analyse(rs, profile, args.link_GBps, source)
         if args.command == "advise":
             advisor.require_size_sweep(advice)
     except results.InputError as e:

@@ -271,6 +271,68 @@ class Advisor(ReportChecks):
             self.assertIn("; measured on the device: copying ", line)
             self.assertNotIn("measured on the device: resident", line)
 
+    def test_measured_gpu_gets_its_profile_and_the_model_check(self):
+        # Results measured on a GPU that a profile matches get that profile's prediction without
+        # --assume-device, and measured / predicted per size and policy, computed here by hand.
+        doc = synthetic.gpu_results()
+        doc["provenance"]["gpu"]["name"] = "NVIDIA H100 80GB HBM3"
+        text, advice = self.advise(doc)
+        profile = load_json(os.path.join(SOURCE, "scripts", "report", "devices.json"))["devices"]["H100"]
+        self.assertEqual(advice["assumed_device"]["name"], "NVIDIA H100 SXM5 80 GB")
+        self.assertIn("'NVIDIA H100 80GB HBM3'", advice["assumed_device_source"])
+        self.assertIn("Predictions for NVIDIA H100 SXM5 80 GB: chosen from the measured GPU's name", text)
+        link = advice["link"]["gbps"]
+        self.assertEqual(link, synthetic.LINK_GBPS)
+        g = self.group(advice, "synthetic-crossover", "direct")
+        checks = {(c["policy"], c["size"]): c["measured_over_predicted"] for c in g["prediction"]["model_check"]}
+        self.assertEqual(set(checks), {(pol, n) for pol in ("all-resident", "copy-every-iteration")
+                                       for n in synthetic.SIZES})
+        for n in synthetic.SIZES:
+            kernel_bytes = 12.0 * n + 4.0 * n * n
+            resident = max(synthetic.flops(n) / (profile["peak_GFLOPs"]["float32"] * 1e9),
+                           kernel_bytes / (profile["memory_GBps"] * 1e9)) + profile["launch_latency_us"] * 1e-6
+            copying = resident + (12 * n + 4 * n * n) / (link * 1e9)
+            self.assertAlmostEqual(checks[("all-resident", n)], synthetic.resident(n) / resident,
+                                   delta=1e-9 * checks[("all-resident", n)])
+            self.assertAlmostEqual(checks[("copy-every-iteration", n)], synthetic.copying(n) / copying,
+                                   delta=1e-9 * checks[("copy-every-iteration", n)])
+        ratios = sorted(v for (pol, _), v in checks.items() if pol == "all-resident")
+        self.assertIn(f"    model check, measured / predicted: resident {ratios[0]:.3g}x", text)
+        # synthetic-always's resident device beats the H100's roofline bound at every size: said so,
+        # in its group and in the notes, and kept in advice.json.
+        fast = self.group(advice, "synthetic-always", "tiled")["prediction"]["model_check"]
+        self.assertTrue(all(c["measured_over_predicted"] < 1 for c in fast if c["policy"] == "all-resident"))
+        self.assertIn(f"faster than predicted at {len(synthetic.SIZES)} of {len(synthetic.SIZES)} sizes", text)
+        summary = advice["model_check"]["all-resident"]
+        self.assertEqual((summary["points"], summary["groups"]), (2 * len(synthetic.SIZES), 2))
+        every = ratios + [c["measured_over_predicted"] for c in fast if c["policy"] == "all-resident"]
+        self.assertEqual(len(summary["faster_than_predicted"]), sum(1 for v in every if v < 1))
+        self.assertEqual(summary["median"], sorted(every)[len(every) // 2])
+        self.assertRegex(text, r"the H100 prediction against the device's measurements, data resident: "
+                               r"measured/predicted median [0-9.e+-]+x over 12 size\(s\) in 2 group\(s\)")
+        # The prediction never enters the measured recommendation.
+        recommendation = text.split("Recommendation")[1].split("\n\n")[0]
+        self.assertNotIn("H100", recommendation)
+
+    def test_measured_gpu_without_a_profile_and_none(self):
+        doc = synthetic.gpu_results()   # "Synthetic GPU": no profile matches it
+        text, advice = self.advise(doc)
+        self.assertIsNone(advice["assumed_device"])
+        self.assertIsNone(advice["model_check"])
+        self.assertIn("no published profile matches the measured GPU 'Synthetic GPU'", text)
+        self.assertNotIn("PREDICTION", text)
+        doc["provenance"]["gpu"]["name"] = "NVIDIA H200"
+        text, advice = self.advise(doc)
+        self.assertEqual(advice["assumed_device"]["name"], "NVIDIA H200 SXM 141 GB")
+        text, advice = self.advise(doc, "--assume-device", "none")
+        self.assertIsNone(advice["assumed_device"])
+        self.assertNotIn("PREDICTION", text)
+        self.assertNotIn("model check", text)
+        # An explicit profile wins over the measured GPU's.
+        text, advice = self.advise(doc, "--assume-device", "A100")
+        self.assertEqual(advice["assumed_device"]["name"], "NVIDIA A100 SXM4 80 GB")
+        self.assertEqual(advice["assumed_device_source"], "--assume-device A100")
+
     def test_always_and_never(self):
         text, advice = self.advise(synthetic.gpu_results())
         g = self.group(advice, "synthetic-always", "tiled")
@@ -392,7 +454,7 @@ class BadInput(ReportChecks):
             self.expect([sub, broken, "-o", out], 2, r"broken/results.json: not valid JSON \(line")
             self.expect([sub, nothing, "-o", out], 2, r"holds no measurements \(status 'failed'\)")
             self.expect([sub, fixture("host-sweep"), "-o", out, "--assume-device", "V100"], 2,
-                        r"unknown device 'V100'; known: A100, H100, MI250X")
+                        r"unknown device 'V100'; known: A100, H100, H200, MI250X")
             self.expect([sub, fixture("host-sweep"), "--link-GBps", "fast"], 2, r"--link-GBps: 'fast' is not")
             self.expect([sub, fixture("host-sweep"), "--colour"], 2, r"unknown option '--colour'")
         self.assertFalse(os.path.exists(out), "bad input must write nothing")

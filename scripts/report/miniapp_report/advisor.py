@@ -134,7 +134,36 @@ def find_profile(profiles: Dict[str, dict], name: str) -> Tuple[str, dict]:
         if key.lower() == name.lower():
             return key, profile
     raise InputError(f"--assume-device: unknown device {name!r}; known: {', '.join(sorted(profiles))} "
-                     f"(profiles in scripts/report/devices.json)")
+                     f"(profiles in scripts/report/devices.json), or none")
+
+
+def measured_gpu_names(rs: ResultSet) -> List[str]:
+    """The GPUs the results' device measurements ran on (provenance.gpu.name of the files that hold
+    a device measurement)."""
+    with_device = {p.source for p in rs.points if not p.host}
+    names = set()
+    for s in rs.sources:
+        gpu = s.doc.get("provenance", {}).get("gpu") or {}
+        if s.path in with_device and gpu.get("name"):
+            names.add(gpu["name"])
+    return sorted(names)
+
+
+def profile_for_measured_gpu(profiles: Dict[str, dict], rs: ResultSet) -> Tuple[Optional[Tuple[str, dict]], str]:
+    """The profile whose `matches` (regular expressions, matched in full) names the one GPU the
+    results were measured on, so that a device run gets its prediction printed next to its
+    measurements without being asked; (None, why) otherwise."""
+    import re
+    names = measured_gpu_names(rs)
+    if not names:
+        return None, ""
+    if len(names) > 1:
+        return None, f"no profile chosen: the results were measured on {len(names)} GPUs ({', '.join(names)})"
+    for key, profile in profiles.items():
+        if any(re.fullmatch(pattern, names[0]) for pattern in profile.get("matches", [])):
+            return (key, profile), f"chosen from the measured GPU's name, {names[0]!r} (--assume-device none: no prediction)"
+    return None, (f"no published profile matches the measured GPU {names[0]!r} (known: {', '.join(sorted(profiles))}; "
+                  "--assume-device NAME predicts for one of them)")
 
 
 def launches_per_iteration(p: Point) -> Tuple[int, str]:
@@ -185,6 +214,52 @@ def predict(p: Point, profile: dict, link_bytes_per_s: float, measured_transfer:
                       transfer_bytes_source=transfer_source, launches=launches, launches_source=launches_source,
                       resident_s=resident, copy_every_iteration_s=resident + transfer / link_bytes_per_s,
                       best_host_s=p.total, best_host=p.space_label)
+
+
+def model_check(rows: List[Prediction]) -> List[dict]:
+    """The prediction against the device's own measurement at the same size and policy: measured
+    time over predicted time. The resident prediction is a roofline bound (peak rate, full memory
+    bandwidth), so a ratio below 1 means the device beat its published figures: the profile, or
+    the flops and bytes counted for the workload, are wrong. The copying prediction also rests on
+    the link figure used, so below 1 there says the copies were faster than that figure."""
+    checks = []
+    for r in rows:
+        for policy, measured, predicted in (("all-resident", r.measured_resident_s, r.resident_s),
+                                            ("copy-every-iteration", r.measured_copy_s, r.copy_every_iteration_s)):
+            if measured is not None and predicted > 0:
+                checks.append({"size": r.size, "policy": policy, "measured_s": measured, "predicted_s": predicted,
+                               "measured_over_predicted": measured / predicted})
+    return checks
+
+
+def _ratio_text(ratios: List[Tuple[float, int]]) -> str:
+    """2.76x at n = 4096, or: 1.9x..3.1x over 8 sizes (median 2.4x)."""
+    if len(ratios) == 1:
+        return f"{ratios[0][0]:.3g}x at n = {ratios[0][1]}"
+    values = sorted(r for r, _ in ratios)
+    lo, hi = min(ratios), max(ratios)
+    return (f"{lo[0]:.3g}x (n = {lo[1]})..{hi[0]:.3g}x (n = {hi[1]}) over {len(ratios)} sizes "
+            f"(median {values[len(values) // 2]:.3g}x)")
+
+
+def model_check_lines(checks: List[dict]) -> List[str]:
+    lines = []
+    for policy, what in (("all-resident", "resident"), ("copy-every-iteration", "copying every iteration")):
+        ratios = [(c["measured_over_predicted"], c["size"]) for c in checks if c["policy"] == policy]
+        if ratios:
+            below = [n for r, n in ratios if r < 1]
+            shown = ", ".join(map(str, below[:6])) + (", ..." if len(below) > 6 else "")
+            lines.append(f"{what} {_ratio_text(ratios)}" +
+                         (f"; faster than predicted at {len(below)} of {len(ratios)} sizes (n = {shown}): "
+                          + FASTER_THAN_PREDICTED[policy] if below else ""))
+    return lines
+
+
+FASTER_THAN_PREDICTED = {
+    "all-resident": "the device beat its roofline bound, so the profile's figures or the workload's counted "
+                    "flops and bytes are off",
+    "copy-every-iteration": "its copies ran faster than the link bandwidth used",
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -409,6 +484,7 @@ def analyse_group(key: Tuple, points: List[Point], link: Link, profile: Optional
         prediction = {
             "device": name, "profile": prof, "link_GBps": link.gbps, "link_source": link.source,
             "rows": [asdict(r) for r in rows],
+            "model_check": model_check(rows),
             "crossovers": [asdict(crossover(f"{name} (data resident, predicted)", {r.size: r.resident_s for r in rows},
                                             "the best host space (measured)", host_t)),
                            asdict(crossover(f"{name} (copying every iteration, predicted)",
@@ -541,6 +617,7 @@ class Advice:
     recommendations: List[dict]
     notes: List[str]
     calibration: Dict[str, dict]
+    profile_source: str = ""
 
     def to_json(self) -> dict:
         def crossovers(g):
@@ -549,6 +626,8 @@ class Advice:
             "schema": "kokkos-miniapp-advice/1",
             "link": asdict(self.link),
             "assumed_device": None if not self.profile else {"name": self.profile[0], **self.profile[1]},
+            "assumed_device_source": self.profile_source,
+            "model_check": self.model_check_summary(),
             "calibration": "present" if self.calibration else "missing",
             "recommendations": self.recommendations,
             "groups": [{
@@ -567,7 +646,26 @@ class Advice:
         }
 
 
-def analyse(rs: ResultSet, profile: Optional[Tuple[str, dict]] = None, link_gbps: Optional[float] = None) -> Advice:
+    def model_check_summary(self) -> Optional[dict]:
+        """Measured over predicted, per policy, over every group and size where both exist."""
+        checks = [dict(c, group=g.label) for g in self.groups if g.prediction for c in g.prediction["model_check"]]
+        if not checks:
+            return None
+        summary = {"device": self.profile[0]}
+        for policy in ("all-resident", "copy-every-iteration"):
+            mine = sorted((c for c in checks if c["policy"] == policy), key=lambda c: c["measured_over_predicted"])
+            if mine:
+                summary[policy] = {
+                    "points": len(mine), "groups": len({c["group"] for c in mine}),
+                    "median": mine[len(mine) // 2]["measured_over_predicted"],
+                    "closest": mine[0], "farthest": mine[-1],
+                    "faster_than_predicted": [c for c in mine if c["measured_over_predicted"] < 1],
+                }
+        return summary
+
+
+def analyse(rs: ResultSet, profile: Optional[Tuple[str, dict]] = None, link_gbps: Optional[float] = None,
+            profile_source: str = "") -> Advice:
     link = choose_link(rs, link_gbps, profile)
     groups = [analyse_group(k, pts, link, profile) for k, pts in sorted(_groups(rs.points).items())]
     by_case: Dict[Tuple[str, str, str], List[GroupAdvice]] = {}
@@ -587,8 +685,28 @@ def analyse(rs: ResultSet, profile: Optional[Tuple[str, dict]] = None, link_gbps
     single = [g.label for g in groups if len(g.sizes) == 1]
     if single:
         notes.append("measured at one size only, so no crossover can be located: " + "; ".join(single))
-    return Advice(link=link, profile=profile, groups=groups, recommendations=recs, notes=notes,
-                  calibration=rs.calibration)
+    advice = Advice(link=link, profile=profile, groups=groups, recommendations=recs, notes=notes,
+                    calibration=rs.calibration, profile_source=profile_source)
+    summary = advice.model_check_summary()
+    if summary:
+        for policy, what in (("all-resident", "data resident"), ("copy-every-iteration", "copying every iteration")):
+            m = summary.get(policy)
+            if not m:
+                continue
+            close, far = m["closest"], m["farthest"]
+            line = (f"the {profile[0]} prediction against the device's measurements, {what}: measured/predicted "
+                    f"median {m['median']:.3g}x over {m['points']} size(s) in {m['groups']} group(s); closest "
+                    f"{close['measured_over_predicted']:.3g}x ({close['group']}, n = {close['size']}), farthest "
+                    f"{far['measured_over_predicted']:.3g}x ({far['group']}, n = {far['size']})")
+            faster = m["faster_than_predicted"]
+            if faster:
+                line += (f"; faster than predicted at {len(faster)} size(s) ({FASTER_THAN_PREDICTED[policy]}"
+                         + (f", {link.gbps:.4g} GB/s" if policy == "copy-every-iteration" else "") + "), e.g. "
+                         + "; ".join(f"{c['group']} n = {c['size']}" for c in faster[:3]))
+            notes.append(line)
+    elif profile_source and not profile:
+        notes.append(profile_source)
+    return advice
 
 
 def require_size_sweep(advice: Advice) -> None:
@@ -633,6 +751,8 @@ def to_text(advice: Advice, rs: ResultSet) -> str:
         w("  " + r["text"])
     w("")
     w(f"Link bandwidth used: {advice.link.gbps:.4g} GB/s ({advice.link.source})")
+    if advice.profile and advice.profile_source:
+        w(f"Predictions for {advice.profile[1]['name']}: {advice.profile_source}")
     w("Seed 003's worked example: 15 GB/s link, 1 TFLOP/s device, 1 GFLOP/s host, float64 values: copies pay from "
       f"{amortising_intensity(8, 15e9, 1e9, 1e12):.2f} flops per transferred value")
     for g in advice.groups:
@@ -701,6 +821,8 @@ def to_text(advice: Advice, rs: ResultSet) -> str:
                   f"measured best host {_s(r['best_host_s'])} ({r['best_host']}){measured}")
             for c in pr["crossovers"]:
                 w("    " + Crossover(**c).text())
+            for line in model_check_lines(pr["model_check"]):
+                w(f"    model check, measured / predicted: {line}")
     if advice.notes:
         w("")
         w("Notes:")

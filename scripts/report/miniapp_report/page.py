@@ -167,7 +167,8 @@ def render(rs: ResultSet, advice: Advice, figures: List[Figure], out_dir: str, c
     h.append("</ul></div>")
     if advice.profile:
         h.append(f'<div class="prediction"><p>Predictions for {_e(advice.profile[1]["name"])} (assumed, not '
-                 "measured) are in the advisor's full text below and in each case's section.</p></div>")
+                 f"measured; {_e(advice.profile_source)}) are in the advisor's full text below and in each case's "
+                 "section, with measured / predicted wherever the device was measured too.</p></div>")
 
     for case in cases:
         h.append(f'<h2 id="case-{_e(case)}">Case {_e(case)}</h2>')
