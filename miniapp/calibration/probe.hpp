@@ -18,6 +18,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace miniapp::calibration::kernels {
@@ -67,6 +68,21 @@ double max_deviation(const Space& space, const Kokkos::View<const double*, typen
   return worst;
 }
 
+// Every element of a stream array holds `expected` to a few ulps (b + s*c may be fused into one
+// rounding on a device: that is not a wrong value), or ProbeFailed says which array and by how much.
+template <class Space, MINIAPP_KERNEL_UNIT>
+void check_stream_array(const Space& space, const std::string& where, const std::string& array,
+                        const Kokkos::View<const double*, typename Space::memory_space>& v, double expected) {
+  const double bound = 8 * std::numeric_limits<double>::epsilon() * std::fabs(expected);
+  const double deviation = max_deviation(space, v, expected);
+  if (!(deviation <= bound)) {
+    std::ostringstream s;
+    s << where << ": the stream probe's array " << array << " should hold " << expected
+      << " everywhere after the copy and triad kernels; an element differs by " << deviation;
+    throw ProbeFailed(s.str());
+  }
+}
+
 template <class Space, MINIAPP_KERNEL_UNIT>
 void empty_kernel(const Space& space) {
   Kokkos::parallel_for("calibration::launch", Kokkos::RangePolicy<Space>(space, 0, 1), KOKKOS_LAMBDA(std::int64_t) {});
@@ -75,6 +91,31 @@ void empty_kernel(const Space& space) {
 // GEMM operands with small integers (exact in either precision): a(i,k) in [-4, 4], b(k,j) in [-4, 4].
 KOKKOS_INLINE_FUNCTION double gemm_a(std::int64_t i, std::int64_t k) { return double((i * 7 + k * 3) % 9) - 4; }
 KOKKOS_INLINE_FUNCTION double gemm_b(std::int64_t k, std::int64_t j) { return double((k * 5 + j * 11) % 9) - 4; }
+
+// The entries of the n x n product that the GEMM probe checks: 16, spread by two primes.
+inline std::pair<std::int64_t, std::int64_t> gemm_checked_entry(int s, std::int64_t n) {
+  return {(s * std::int64_t{7919}) % n, (s * std::int64_t{104729} + 13) % n};
+}
+inline constexpr int kGemmCheckedEntries = 16;
+
+// The checked entries of C = A B (the probe's operands, C on the host) against the host's sums.
+// The operands are small integers, so every product and every partial sum up to n = 2^16 is exact
+// in float32 and float64: any difference is a bug, reported as ProbeFailed naming the entry.
+template <class HostMatrix>
+void check_gemm_product(const std::string& where, const std::string& precision, const HostMatrix& c) {
+  const std::int64_t n = static_cast<std::int64_t>(c.extent(0));
+  for (int s = 0; s < kGemmCheckedEntries; ++s) {
+    const auto [i, j] = gemm_checked_entry(s, n);
+    double expected = 0;
+    for (std::int64_t k = 0; k < n; ++k) expected += gemm_a(i, k) * gemm_b(k, j);
+    if (static_cast<double>(c(i, j)) != expected) {
+      std::ostringstream m;
+      m << where << ": the " << precision << " GEMM probe (n = " << n << ") computed C(" << i << "," << j
+        << ") = " << static_cast<double>(c(i, j)) << ", the host's exact sum is " << expected;
+      throw ProbeFailed(m.str());
+    }
+  }
+}
 
 template <class Space, class Scalar, MINIAPP_KERNEL_UNIT>
 void fill_gemm_operands(const Space& space,
@@ -160,17 +201,8 @@ class Prober {
     c.stream_bytes = n * sizeof(double);
     c.copy_GBps = 2 * bytes / best_copy * 1e-9;
     c.triad_GBps = 3 * bytes / best_triad * 1e-9;
-    // b + s*c may be fused into one rounding on a device: a few ulps, not a wrong value.
-    const double bound = 8 * std::numeric_limits<double>::epsilon();
-    for (auto [name, v, expected] : {std::tuple{"a", a, ea}, std::tuple{"b", b, eb}, std::tuple{"c", cv, ec}}) {
-      const double deviation = kernels::max_deviation(space_, ConstVector(v), expected);
-      if (!(deviation <= bound * std::fabs(expected))) {
-        std::ostringstream s;
-        s << c.space << ": the stream probe's array " << name << " should hold " << expected
-          << " everywhere after the copy and triad kernels; an element differs by " << deviation;
-        throw ProbeFailed(s.str());
-      }
-    }
+    for (auto [name, v, expected] : {std::tuple{"a", a, ea}, std::tuple{"b", b, eb}, std::tuple{"c", cv, ec}})
+      kernels::check_stream_array(space_, c.space, name, ConstVector(v), expected);
     checked.push_back("stream arrays: every element equals the host's expected value");
   }
 
@@ -216,20 +248,7 @@ class Prober {
     c.gemm_GFLOPs[precision] = 2.0 * n * double(n) * n / seconds * 1e-9;
     c.gemm_n[precision] = n;
 
-    // 16 entries against the host's sums. The operands are small integers, so every product and
-    // every partial sum up to n = 2^16 is exact in float32 and float64: any difference is a bug.
-    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), result);
-    for (int s = 0; s < 16; ++s) {
-      const std::int64_t i = (s * 7919) % n, j = (s * 104729 + 13) % n;
-      double expected = 0;
-      for (std::int64_t k = 0; k < n; ++k) expected += kernels::gemm_a(i, k) * kernels::gemm_b(k, j);
-      if (static_cast<double>(host(i, j)) != expected) {
-        std::ostringstream m;
-        m << c.space << ": the " << precision << " GEMM probe (n = " << n << ") computed C(" << i << "," << j
-          << ") = " << static_cast<double>(host(i, j)) << ", the host's exact sum is " << expected;
-        throw ProbeFailed(m.str());
-      }
-    }
+    kernels::check_gemm_product(c.space, precision, Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), result));
     checked.push_back(precision + " GEMM: 16 entries equal the host's exact sums");
   }
 

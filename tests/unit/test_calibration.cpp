@@ -1,4 +1,5 @@
 #include "miniapp/calibration/calibration.hpp"
+#include "miniapp/calibration/probe.hpp"
 #include "miniapp/core/interrupt.hpp"
 #include "miniapp/core/report.hpp"
 #include "space_types.hpp"
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <unistd.h>
 
@@ -86,6 +88,69 @@ TYPED_TEST(CalibrationTest, TheProbeMeasuresAndChecksItsOwnResults) {
     EXPECT_GT(c.link->pageable_to_device, 0);
     EXPECT_GT(c.link->pinned_to_host, 0);
     EXPECT_NE(c.verified.find("link copies"), std::string::npos);
+  }
+}
+
+// The probe's own checks, given planted wrong values (the probe cannot be made to compute one).
+TYPED_TEST(CalibrationTest, AStreamArrayWithOneWrongElementFailsTheProbe) {
+  using Memory = typename TypeParam::memory_space;
+  const std::string space = space_name<TypeParam>();
+  Kokkos::View<double*, Memory> v("v", 1000);
+  auto plant = [&](double value) {
+    Kokkos::deep_copy(v, 0.5);
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+    host(777) = value;
+    Kokkos::deep_copy(v, host);
+  };
+  auto check = [&] {
+    kernels::check_stream_array(TypeParam(), space, "b", Kokkos::View<const double*, Memory>(v), 0.5);
+  };
+  plant(0.5);
+  EXPECT_NO_THROW(check());
+  plant(0.5 * (1 + 2 * std::numeric_limits<double>::epsilon()));  // a fused multiply-add's rounding
+  EXPECT_NO_THROW(check());
+  plant(0.5 + 1e-9);
+  try {
+    check();
+    ADD_FAILURE() << "an element off by 1e-9 passed";
+  } catch (const ProbeFailed& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(space + ": the stream probe's array b should hold 0.5 everywhere"), std::string::npos) << what;
+    EXPECT_NE(what.find("differs by 1e-09"), std::string::npos) << what;
+  }
+  plant(std::numeric_limits<double>::quiet_NaN());
+  EXPECT_THROW(check(), ProbeFailed);
+}
+
+TEST(Calibration, AGemmProductWithOneWrongCheckedEntryFailsTheProbe) {
+  const std::int64_t n = 64;
+  auto exact = [&](auto scalar) {
+    using Scalar = decltype(scalar);
+    Kokkos::View<Scalar**, Kokkos::LayoutRight, Kokkos::HostSpace> c("c", n, n);
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (std::int64_t k = 0; k < n; ++k) sum += kernels::gemm_a(i, k) * kernels::gemm_b(k, j);
+        c(i, j) = Scalar(sum);
+      }
+    return c;
+  };
+  auto c64 = exact(double{});
+  EXPECT_NO_THROW(kernels::check_gemm_product("serial", "float64", c64));
+  auto c32 = exact(float{});
+  EXPECT_NO_THROW(kernels::check_gemm_product("serial", "float32", c32));
+  for (int s : {0, 5, kernels::kGemmCheckedEntries - 1}) {
+    const auto [i, j] = kernels::gemm_checked_entry(s, n);
+    auto wrong = exact(float{});
+    wrong(i, j) += 1;
+    const std::string entry = "C(" + std::to_string(i) + "," + std::to_string(j) + ")";
+    try {
+      kernels::check_gemm_product("cuda", "float32", wrong);
+      ADD_FAILURE() << entry << " off by one passed";
+    } catch (const ProbeFailed& e) {
+      EXPECT_NE(std::string(e.what()).find("cuda: the float32 GEMM probe (n = 64) computed " + entry), std::string::npos)
+          << e.what();
+    }
   }
 }
 
