@@ -439,8 +439,9 @@ def section_energy(run):
 
 
 def section_advice(run, directory):
-    """`miniapp advise` on the advisor's sweep (advise.txt): its recommendation lines and how many
-    host cores match the device, as it printed them."""
+    """`miniapp advise` on the advisor's sweep (advise.txt): its recommendation lines, how many
+    host cores match the device, and how the published profile's prediction compared with the
+    device's measurements (the model check), as it printed them."""
     path = os.path.join(directory, "advise.txt")
     lines = ["## The advisor's answer", ""]
     if not os.path.isfile(path):
@@ -453,7 +454,8 @@ def section_advice(run, directory):
             in_recommendation = True
         elif in_recommendation and not line.startswith("  "):
             in_recommendation = False
-        if in_recommendation or "serial cores" in line or line.startswith("== "):
+        if (in_recommendation or "serial cores" in line or line.startswith("== ") or line.startswith("Predictions for")
+                or "prediction against the device's measurements" in line):
             keep.append(line)
     lines += [f"From `{os.path.basename(os.path.normpath(directory))}/advise.txt` (the whole text is there):", "",
               "```", *keep, "```"]

@@ -278,13 +278,19 @@ class FreshRun(unittest.TestCase):
                     "only):\n  case-a (distance, float32): n <= 512: openmp (16 threads); n >= 2048: cuda, "
                     "all-resident\n\nLink bandwidth used: 25 GB/s\n\n== case-a / direct / float32 (3 sizes)\n"
                     "  transfers (seed 003) ...\n  at n = 2048, one cuda device (data resident) does the work of "
-                    "41.0 serial cores at ...; openmp at 16 threads is still 3.1x slower\n")
+                    "41.0 serial cores at ...; openmp at 16 threads is still 3.1x slower\n"
+                    "    model check, measured / predicted: resident 2.76x at n = 2048\n\nNotes:\n"
+                    "  the H100 prediction against the device's measurements, data resident: measured/predicted "
+                    "median 4.64x over 35 size(s)\n  measured at one size only, so no crossover ...\n")
         proc, md = run_summary(run_dir)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         section = md.split("## The advisor's answer", 1)[1].split("\n## ", 1)[0]
         self.assertIn("n <= 512: openmp (16 threads); n >= 2048: cuda, all-resident", section)
         self.assertIn("does the work of 41.0 serial cores", section)
         self.assertIn("== case-a / direct / float32", section)
+        self.assertIn("the H100 prediction against the device's measurements, data resident: measured/predicted "
+                      "median 4.64x", section)
+        self.assertNotIn("measured at one size only", section)
         self.assertNotIn("Link bandwidth used", section)
         self.assertNotIn("transfers (seed 003)", section)
 

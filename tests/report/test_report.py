@@ -510,6 +510,26 @@ class FixturePlots(ReportChecks):
             self.assertIn(f'id="case-{case}"', html)
 
 
+    def test_a_measured_gpus_model_check_is_in_the_page(self):
+        doc = synthetic.gpu_results()
+        doc["provenance"]["gpu"]["name"] = "NVIDIA H100 80GB HBM3"
+        d = os.path.join(self.tmp, "h100")
+        synthetic.write(d, doc)
+        out, _, advice = self.make_report([d])
+        html = open(os.path.join(out, "report.html")).read()
+        self.assertIn("chosen from the measured GPU&#x27;s name", html)
+        # One line per group and policy in the prediction column, with the extremes of the ratios.
+        for policy, word in (("all-resident", "resident"), ("copy-every-iteration", "copying every iteration")):
+            groups = [g for g in advice["groups"] if any(c["policy"] == policy for c in g["prediction"]["model_check"])]
+            self.assertEqual(len(groups), 2)
+            self.assertEqual(html.count(f"<br>measured / predicted: {word} "), len(groups))  # in the table (the full text has them as well)
+            for g in groups:
+                lowest = min((c for c in g["prediction"]["model_check"] if c["policy"] == policy),
+                             key=lambda c: c["measured_over_predicted"])
+                self.assertIn(f"<br>measured / predicted: {word} {lowest['measured_over_predicted']:.3g}x "
+                              f"(n = {lowest['size']})..", html)
+
+
 class ThreadSweep(ReportChecks):
     """The committed thread sweep (fixtures/thread-sweep: threads-1/, threads-2/)."""
 

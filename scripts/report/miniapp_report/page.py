@@ -7,7 +7,7 @@ import html
 import os
 from typing import List
 
-from .advisor import Advice, Crossover, to_text
+from .advisor import Advice, Crossover, model_check_lines, to_text
 from .plots import Figure
 from .results import ResultSet
 
@@ -141,7 +141,9 @@ def _case_table(advice: Advice, case: str) -> str:
         row = (f'<tr><td class="l">{_e(g.variant)}</td><td class="l">{_e(g.precision)}</td>'
                f'<td class="l">{crossings}</td><td class="l">{threads}</td><td class="l">{transfers}</td>')
         if predicted:
-            pred = "<br>".join(_e(Crossover(**c).text()) for c in g.prediction["crossovers"]) if g.prediction else "-"
+            pred = "<br>".join([_e(Crossover(**c).text()) for c in g.prediction["crossovers"]] +
+                               [_e("measured / predicted: " + line)
+                                for line in model_check_lines(g.prediction["model_check"])]) if g.prediction else "-"
             row += f'<td class="l prediction">{pred}</td>'
         out.append(row + "</tr>")
     out.append("</table>")
