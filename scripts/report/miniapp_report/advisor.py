@@ -18,6 +18,7 @@ Definitions
 """
 
 import math
+import re
 from dataclasses import dataclass, field, asdict
 from typing import Dict, List, Optional, Tuple
 
@@ -153,7 +154,6 @@ def profile_for_measured_gpu(profiles: Dict[str, dict], rs: ResultSet) -> Tuple[
     """The profile whose `matches` (regular expressions, matched in full) names the one GPU the
     results were measured on, so that a device run gets its prediction printed next to its
     measurements without being asked; (None, why) otherwise."""
-    import re
     names = measured_gpu_names(rs)
     if not names:
         return None, ""
@@ -658,7 +658,7 @@ class Advice:
                 summary[policy] = {
                     "points": len(mine), "groups": len({c["group"] for c in mine}),
                     "median": mine[len(mine) // 2]["measured_over_predicted"],
-                    "closest": mine[0], "farthest": mine[-1],
+                    "lowest": mine[0], "highest": mine[-1],
                     "faster_than_predicted": [c for c in mine if c["measured_over_predicted"] < 1],
                 }
         return summary
@@ -693,11 +693,11 @@ def analyse(rs: ResultSet, profile: Optional[Tuple[str, dict]] = None, link_gbps
             m = summary.get(policy)
             if not m:
                 continue
-            close, far = m["closest"], m["farthest"]
+            low, high = m["lowest"], m["highest"]
             line = (f"the {profile[0]} prediction against the device's measurements, {what}: measured/predicted "
-                    f"median {m['median']:.3g}x over {m['points']} size(s) in {m['groups']} group(s); closest "
-                    f"{close['measured_over_predicted']:.3g}x ({close['group']}, n = {close['size']}), farthest "
-                    f"{far['measured_over_predicted']:.3g}x ({far['group']}, n = {far['size']})")
+                    f"median {m['median']:.3g}x over {m['points']} size(s) in {m['groups']} group(s); lowest "
+                    f"{low['measured_over_predicted']:.3g}x ({low['group']}, n = {low['size']}), highest "
+                    f"{high['measured_over_predicted']:.3g}x ({high['group']}, n = {high['size']})")
             faster = m["faster_than_predicted"]
             if faster:
                 line += (f"; faster than predicted at {len(faster)} size(s) ({FASTER_THAN_PREDICTED[policy]}"
