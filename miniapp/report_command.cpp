@@ -51,9 +51,11 @@ of a thread sweep. Several directories are read together (e.g. a host run and a 
 options:
   -o, --output OUT        output directory (default: RESULTS_DIR/report of the first one)
       --assume-device NAME  also predict for a device: H100, H200, A100 or MI250X (published
-                          figures in scripts/report/devices.json); labelled as a prediction, never
-                          mixed with measurements. Default: the profile matching the GPU the
-                          results were measured on, if any; `none`: no prediction
+                          figures in scripts/report/devices.json), a described one
+                          'peak64=GFLOPs,peak32=GFLOPs,bandwidth=GBps,link=GBps[,launch=us][,name=X]'
+                          or FILE.json (one profile in devices.json's shape); labelled as a
+                          prediction, never mixed with measurements. Default: the profile matching
+                          the GPU the results were measured on, if any; `none`: no prediction
       --link-GBps X       host<->device link bandwidth for the transfer analysis (default: measured
                           copies, else calibration, else the assumed device's, else seed 003's 15)
   -h, --help              show this help and exit
@@ -97,8 +99,11 @@ Examples:
 options:
   -o, --output DIR        where the sweep's results and advice.json go (default: a new
                           results/advise-<time>, or the first RESULTS_DIR)
-      --assume-device NAME  predict for H100, H200, A100 or MI250X (scripts/report/devices.json);
-                          default: the profile matching the measured GPU, if any; none: no prediction
+      --assume-device NAME  predict for H100, H200, A100 or MI250X (scripts/report/devices.json),
+                          a described device 'peak64=9700,peak32=19500,bandwidth=2039,link=25'
+                          (GFLOP/s, GB/s; optional launch=us, name=X) or FILE.json; checked before
+                          a sweep runs. Default: the profile matching the measured GPU, if any;
+                          none: no prediction
       --link-GBps X       host<->device link bandwidth (default: measured copies, else calibration,
                           else the assumed device's, else seed 003's 15 GB/s)
   -h, --help              show this help and exit
@@ -129,6 +134,7 @@ struct Arguments {
   std::string output;        // -o, as given
   std::vector<std::string> directories;
   std::vector<std::string> passed_on;  // options for the script, as given
+  std::string assume_device;           // --assume-device, as given
   bool help = false;
 };
 
@@ -153,7 +159,7 @@ Arguments parse(int argc, char** argv) {
     auto is = [&](const std::string& name) { return arg == name || arg.rfind(name + "=", 0) == 0; };
     if (arg == "-h" || arg == "--help") a.help = true;
     else if (arg == "-o" || is("--output")) a.output = with_value("--output");
-    else if (is("--assume-device")) with_value("--assume-device");
+    else if (is("--assume-device")) a.assume_device = with_value("--assume-device");
     else if (is("--link-GBps")) {
       const std::string v = with_value("--link-GBps");
       char* end = nullptr;
@@ -308,6 +314,20 @@ std::string find_python(bool needs_matplotlib) {
   throw RuntimeProblem("python3 does not run: tried " + tried + how);
 }
 
+// `miniapp advise DECK --assume-device X`: X is checked by the script before the sweep runs, so a
+// value it would refuse costs no sweep. Its figures go to stderr with the progress. Throws
+// BadInput with the script's message on stderr already.
+void check_assumed_device(const std::string& value) {
+  const fs::path script = find_script();
+  const std::string python = find_python(false);
+  const std::optional<int> code = run_child(python, {python, script.string(), "device", value}, [] {
+    if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) _exit(exit_code::kRuntimeError);
+  });
+  if (!code) throw RuntimeProblem("stopped by a signal before the sweep started");
+  if (*code == exit_code::kBadInput) throw BadInput("--assume-device " + value + " refused (above); nothing was run");
+  if (*code != 0) throw RuntimeProblem("checking --assume-device " + value + " failed with exit code " + std::to_string(*code));
+}
+
 }  // namespace
 
 bool is_report_subcommand(int argc, char** argv) {
@@ -331,7 +351,10 @@ int run_report_subcommand(int argc, char** argv) {
                                                     "-" + local_timestamp());
       int code = exit_code::kRuntimeError;
       try {
+        if (!args.assume_device.empty()) check_assumed_device(args.assume_device);
         code = run_sweep(argv[0], args.deck, out);
+      } catch (const BadInput&) {
+        throw;
       } catch (const std::exception& e) {
         std::cerr << "miniapp advise: " << e.what() << "\n";
         return exit_code::kRuntimeError;

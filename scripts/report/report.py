@@ -8,8 +8,11 @@ report: OUT/report.html (self-contained), the PNGs, plot-data.json (what each fi
 advice.json; OUT defaults to RESULTS_DIR/report (the first one given).
 advise: the advisor's text on stdout, advice.json into DIR (default: the first RESULTS_DIR).
 
-Predictions: --assume-device NAME (a profile of devices.json), or none; without it, results
-measured on a GPU that a profile `matches` get that profile's prediction next to the measurements.
+Predictions: --assume-device NAME (a profile of devices.json), a described device
+('peak64=GFLOPs,peak32=GFLOPs,bandwidth=GBps,link=GBps[,launch=us][,name=X]'), a profile file
+(FILE.json, devices.json's shape), or none; without it, results measured on a GPU that a profile
+`matches` get that profile's prediction next to the measurements.
+  report.py device NAME   checks an --assume-device value and prints its figures (exit 0 or 2)
 
 Exit codes: 0 done; 2 bad input (missing directory, no results.json, another schema, no
 measurements, one size only for advise, unknown device); 3 runtime error (matplotlib missing,
@@ -47,6 +50,9 @@ def write_atomically(path: str, text: str) -> None:
 def parse(argv):
     parser = Usage(prog="miniapp", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Usage)
+    # `device NAME`: checks an --assume-device value and prints the figures it stands for (what
+    # `miniapp advise DECK` asks before it spends a sweep on a value that would be refused after).
+    sub.add_parser("device").add_argument("name")
     for name in ("report", "advise"):
         p = sub.add_parser(name)
         p.add_argument("directories", nargs="+", metavar="RESULTS_DIR")
@@ -54,13 +60,15 @@ def parse(argv):
         p.add_argument("--assume-device", metavar="NAME")
         p.add_argument("--link-GBps", type=float, metavar="X")
     args = parser.parse_args(argv)
-    if args.link_GBps is not None and not args.link_GBps > 0:
+    if getattr(args, "link_GBps", None) is not None and not args.link_GBps > 0:
         parser.error("--link-GBps must be a positive number")
     return args
 
 
 def main(argv) -> int:
     args = parse(argv)
+    if args.command == "device":
+        return check_device(args.name)
     try:
         rs = results.load(args.directories)
         profiles = advisor.load_profiles(DEVICES)
@@ -90,6 +98,20 @@ def main(argv) -> int:
         traceback.print_exc()
         sys.stderr.write(f"miniapp {args.command}: internal error (traceback above)\n")
         return 3
+
+
+def check_device(name: str) -> int:
+    try:
+        if name.lower() != "none":
+            key, profile = advisor.find_profile(advisor.load_profiles(DEVICES), name)
+            sys.stdout.write(f"{key}: {profile['name']}: {profile['peak_GFLOPs']['float64']:g}/"
+                             f"{profile['peak_GFLOPs']['float32']:g} GFLOP/s float64/float32, "
+                             f"{profile['memory_GBps']:g} GB/s memory, {profile['link_GBps']:g} GB/s link, "
+                             f"{profile['launch_latency_us']:g} us per launch ({advisor.figures(profile)})\n")
+    except results.InputError as e:
+        sys.stderr.write(f"miniapp advise: {e}\n")
+        return 2
+    return 0
 
 
 def advise(args, rs, advice) -> int:

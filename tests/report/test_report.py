@@ -333,6 +333,31 @@ class Advisor(ReportChecks):
         self.assertEqual(advice["assumed_device"]["name"], "NVIDIA A100 SXM4 80 GB")
         self.assertEqual(advice["assumed_device_source"], "--assume-device A100")
 
+    def test_a_described_device_is_predicted_from_its_figures(self):
+        # The same figures inline and as a file give the same prediction, computed here by hand.
+        figures = {"peak64": 1000.0, "peak32": 2000.0, "bandwidth": 500.0, "link": 10.0, "launch": 2.0}
+        inline = ",".join(f"{k}={v:g}" for k, v in figures.items()) + ",name=Test GPU"
+        profile_path = os.path.join(self.tmp, "test-gpu.json")
+        with open(profile_path, "w") as f:
+            json.dump({"name": "Test GPU", "peak_GFLOPs": {"float64": 1000, "float32": 2000}, "memory_GBps": 500,
+                       "link_GBps": 10, "launch_latency_us": 2}, f)
+        rows = {}
+        for how in (inline, profile_path):
+            text, advice = self.advise(synthetic.host_results(), "--assume-device", how)
+            self.assertIn("PREDICTION for Test GPU (not a measurement): roofline at the described 1000 GFLOP/s "
+                          "float64 and 500 GB/s, link 10 GB/s, 2", text)
+            self.assertEqual(advice["link"]["source"], "described figure for Test GPU (host link, one direction)")
+            g = self.group(advice, "synthetic-host", "gemm-tiled")
+            for row in g["prediction"]["rows"]:
+                n = row["size"]
+                kernel_bytes = 12.0 * n + 4.0 * n * n
+                resident = max(synthetic.flops(n) / 1e12, kernel_bytes / 500e9) + 2e-6
+                self.assertAlmostEqual(row["resident_s"], resident, delta=1e-12 * resident)
+                self.assertAlmostEqual(row["copy_every_iteration_s"], resident + kernel_bytes / 10e9,
+                                       delta=1e-12 * resident)
+            rows[how] = g["prediction"]["rows"]
+        self.assertEqual(rows[inline], rows[profile_path])
+
     def test_always_and_never(self):
         text, advice = self.advise(synthetic.gpu_results())
         g = self.group(advice, "synthetic-always", "tiled")
@@ -442,6 +467,13 @@ class BadInput(ReportChecks):
                         r"bad.yaml:4:5: cases\[0\].repetitons: unknown key")
         self.assertIn("the sweep ended with exit code 2 (bad deck); no advice", r.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "bad-sweep", "advice.json")))
+        # A device the advisor would refuse is refused before the deck runs.
+        for device in ("V100", "peak64=1,peak32=1,bandwidth=1"):
+            sweep = os.path.join(self.tmp, "refused-sweep")
+            r = self.expect(["advise", os.path.join(SOURCE, "input", "quickstart.yaml"), "-o", sweep,
+                             "--assume-device", device], 2, r"refused \(above\); nothing was run")
+            self.assertRegex(r.stderr, r"unknown device 'V100'|missing link")
+            self.assertFalse(os.path.exists(os.path.join(sweep, "results.json")), "the sweep ran")
         empty = self.results_dir("empty", None)
         other = self.results_dir("other", '{"schema": "kokkos-miniapp-results/2", "measurements": [{}]}')
         broken = self.results_dir("broken", '{"schema": "kokkos-miniapp-results/1", ')
@@ -455,6 +487,12 @@ class BadInput(ReportChecks):
             self.expect([sub, nothing, "-o", out], 2, r"holds no measurements \(status 'failed'\)")
             self.expect([sub, fixture("host-sweep"), "-o", out, "--assume-device", "V100"], 2,
                         r"unknown device 'V100'; known: A100, H100, H200, MI250X")
+            for device, message in (("peak64=9700,bandwidth=2039,link=25", r"missing peak32 \(float32 peak"),
+                                    ("peak64=9700,peak32=-1,bandwidth=2039,link=25",
+                                     r"peak32 must be a positive number, not '-1'"),
+                                    ("peak64=1,peak32=1,bandwidth=1,link=1,colour=red", r"unknown key 'colour'"),
+                                    (os.path.join(self.tmp, "missing.json"), r"missing.json: cannot read it as JSON")):
+                self.expect([sub, fixture("host-sweep"), "-o", out, "--assume-device", device], 2, message)
             self.expect([sub, fixture("host-sweep"), "--link-GBps", "fast"], 2, r"--link-GBps: 'fast' is not")
             self.expect([sub, fixture("host-sweep"), "--colour"], 2, r"unknown option '--colour'")
         self.assertFalse(os.path.exists(out), "bad input must write nothing")

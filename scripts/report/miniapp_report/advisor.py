@@ -18,6 +18,7 @@ Definitions
 """
 
 import math
+import os
 import re
 from dataclasses import dataclass, field, asdict
 from typing import Dict, List, Optional, Tuple
@@ -130,12 +131,99 @@ def load_profiles(path: str) -> Dict[str, dict]:
         return json.load(f)["devices"]
 
 
+# A described device: --assume-device 'peak64=9700,peak32=19500,bandwidth=2039,link=25[,launch=5][,name=X]'
+# (GFLOP/s, GB/s, GB/s one direction, us), or the path of a JSON file holding one profile in
+# devices.json's shape.
+DESCRIBED_KEYS = {"peak64": "float64 peak, GFLOP/s", "peak32": "float32 peak, GFLOP/s",
+                  "bandwidth": "memory bandwidth, GB/s", "link": "host link, GB/s one direction"}
+DEFAULT_LAUNCH_US = 5.0
+
+
+def _positive(value, what: str, where: str) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"--assume-device {where}: {what} is {value!r}, not a number")
+    if not (x > 0 and math.isfinite(x)):
+        raise InputError(f"--assume-device {where}: {what} must be a positive number, not {value!r}")
+    return x
+
+
+def described_profile(text: str) -> Tuple[str, dict]:
+    """The profile of a device described by its figures on the command line."""
+    fields: Dict[str, str] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise InputError(f"--assume-device {text!r}: '{part}' is not key=value (keys: "
+                             f"{', '.join(DESCRIBED_KEYS)}, launch, name)")
+        if key not in DESCRIBED_KEYS and key not in ("launch", "name"):
+            raise InputError(f"--assume-device {text!r}: unknown key {key!r} (keys: {', '.join(DESCRIBED_KEYS)}, "
+                             "launch, name)")
+        if key in fields:
+            raise InputError(f"--assume-device {text!r}: {key} given twice")
+        fields[key] = value.strip()
+    missing = [f"{k} ({what})" for k, what in DESCRIBED_KEYS.items() if k not in fields]
+    if missing:
+        raise InputError(f"--assume-device {text!r}: missing {', '.join(missing)}")
+    v = {k: _positive(fields[k], k, repr(text)) for k in DESCRIBED_KEYS}
+    launch = _positive(fields["launch"], "launch", repr(text)) if "launch" in fields else DEFAULT_LAUNCH_US
+    return "described", {
+        "name": fields.get("name") or "the described device",
+        "peak_GFLOPs": {"float64": v["peak64"], "float32": v["peak32"]},
+        "memory_GBps": v["bandwidth"], "link_GBps": v["link"], "link": "host link, one direction",
+        "launch_latency_us": launch, "figures": "described",
+        "source": f"--assume-device {text}" + ("" if "launch" in fields else f" (launch {DEFAULT_LAUNCH_US:g} us assumed)"),
+    }
+
+
+def profile_file(path: str) -> Tuple[str, dict]:
+    """A profile in devices.json's shape, from a file of its own."""
+    import json
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        raise InputError(f"--assume-device {path}: cannot read it as JSON: {e}")
+    if not isinstance(doc, dict):
+        raise InputError(f"--assume-device {path}: expected one device profile (an object)")
+    peaks = doc.get("peak_GFLOPs")
+    if not isinstance(peaks, dict) or not {"float64", "float32"} <= set(peaks):
+        raise InputError(f"--assume-device {path}: peak_GFLOPs must hold float64 and float32 (GFLOP/s)")
+    where = path
+    profile = dict(doc)
+    profile["peak_GFLOPs"] = {p: _positive(peaks[p], f"peak_GFLOPs.{p}", where) for p in ("float64", "float32")}
+    for key in ("memory_GBps", "link_GBps"):
+        if key not in doc:
+            raise InputError(f"--assume-device {path}: missing {key}")
+        profile[key] = _positive(doc[key], key, where)
+    profile["launch_latency_us"] = _positive(doc.get("launch_latency_us", DEFAULT_LAUNCH_US), "launch_latency_us", where)
+    profile.setdefault("name", os.path.splitext(os.path.basename(path))[0])
+    profile.setdefault("figures", "described")
+    profile.setdefault("link", "host link, one direction")
+    profile.setdefault("source", path)
+    return os.path.basename(path), profile
+
+
 def find_profile(profiles: Dict[str, dict], name: str) -> Tuple[str, dict]:
+    """A named profile of devices.json, a described device (key=value figures), or a profile file."""
+    if "=" in name:
+        return described_profile(name)
+    if name.endswith(".json"):
+        return profile_file(name)
     for key, profile in profiles.items():
         if key.lower() == name.lower():
             return key, profile
     raise InputError(f"--assume-device: unknown device {name!r}; known: {', '.join(sorted(profiles))} "
-                     f"(profiles in scripts/report/devices.json), or none")
+                     f"(profiles in scripts/report/devices.json), none, a described device "
+                     f"('peak64=GFLOPs,peak32=GFLOPs,bandwidth=GBps,link=GBps[,launch=us][,name=X]') or a profile "
+                     "file (.json)")
+
+
+def figures(profile: dict) -> str:
+    """'published' for the profiles of devices.json, 'described' for a device given by its figures."""
+    return profile.get("figures", "published")
 
 
 def measured_gpu_names(rs: ResultSet) -> List[str]:
@@ -314,7 +402,7 @@ def choose_link(rs: ResultSet, link_gbps: Optional[float], profile: Optional[Tup
             return Link(float(value), f"calibration of {space} (host->device)")
     if profile:
         name, prof = profile
-        return Link(float(prof["link_GBps"]), f"published figure for {prof['name']} ({prof.get('link', 'host link')})")
+        return Link(float(prof["link_GBps"]), f"{figures(prof)} figure for {prof['name']} ({prof.get('link', 'host link')})")
     return Link(SEED003_LINK_GBPS, "seed 003's assumption (no device measured, no --link-GBps)")
 
 
@@ -447,7 +535,7 @@ def analyse_group(key: Tuple, points: List[Point], link: Link, profile: Optional
         elif profile:
             pred = predict(hp, profile[1], link.gbps * 1e9, None)
             device_rate = hp.flops / pred.resident_s if pred.resident_s > 0 else math.inf
-            device_source = f"PREDICTED for {profile[1]['name']} (roofline at published peaks, n = {n})"
+            device_source = f"PREDICTED for {profile[1]['name']} (roofline at {figures(profile[1])} peaks, n = {n})"
         else:
             device_rate, device_source = math.inf, "no device: an infinitely fast one (the most favourable case)"
         copy_points = [device_points.get((sp, "copy-every-iteration", n)) for sp in device]
@@ -800,7 +888,7 @@ def to_text(advice: Advice, rs: ResultSet) -> str:
             rows = pr["rows"]
             sources = ["launches: " + "/".join(sorted({r["launches_source"] for r in rows})),
                        "bytes copied: " + "/".join(sorted({r["transfer_bytes_source"] for r in rows}))]
-            w(f"  PREDICTION for {prof['name']} (not a measurement): roofline at the published "
+            w(f"  PREDICTION for {prof['name']} (not a measurement): roofline at the {figures(prof)} "
               f"{prof['peak_GFLOPs'][g.precision]:.4g} GFLOP/s {g.precision} and {prof['memory_GBps']:.4g} GB/s, "
               f"link {pr['link_GBps']:.4g} GB/s, {prof['launch_latency_us']} us per launch; "
               + "; ".join(sources))
