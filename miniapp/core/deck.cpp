@@ -9,8 +9,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 namespace miniapp {
 
@@ -215,13 +213,9 @@ std::optional<CaseSpec> parse_case(const YAML::Node& node, std::size_t index, co
 DeckResult load_deck_text(const std::string& text, const std::string& file, const Overrides& overrides) {
   DeckResult result{std::nullopt, Diagnostics(file)};
   Diagnostics& diag = result.diagnostics;
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    diag.error_at(e.mark.line + 1, e.mark.column + 1, "", "YAML syntax error: " + e.msg);
-    return result;
-  }
+  const std::optional<YAML::Node> parsed = parse_yaml(text, diag);
+  if (!parsed) return result;
+  const YAML::Node& root = *parsed;
   if (!root.IsDefined() || root.IsNull()) {
     diag.error_at(1, 1, "", "the deck is empty; expected a mapping with a 'cases' list");
     return result;
@@ -288,15 +282,13 @@ DeckResult load_deck_text(const std::string& text, const std::string& file, cons
 }
 
 DeckResult load_deck_file(const std::string& path, const Overrides& overrides) {
-  std::ifstream in(path);
-  if (!in) {
+  const std::optional<std::string> text = read_text_file(path);
+  if (!text) {
     DeckResult r{std::nullopt, Diagnostics(path)};
     r.diagnostics.error_at(0, 0, "", "cannot read the deck file");
     return r;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return load_deck_text(text.str(), path, overrides);
+  return load_deck_text(*text, path, overrides);
 }
 
 std::vector<MeasurementSpec> expand(const Deck& deck) {

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -204,6 +205,23 @@ void MapReader::finish_with(const std::vector<std::string>& valid) {
                 "unknown key" + (hint.empty() ? std::string(", expected one of: ") + join(valid)
                                               : " (did you mean '" + hint + "'?)"));
   }
+}
+
+std::optional<YAML::Node> parse_yaml(const std::string& text, Diagnostics& diag) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    diag.error_at(e.mark.line + 1, e.mark.column + 1, "", "YAML syntax error: " + e.msg);
+    return std::nullopt;
+  }
+}
+
+std::optional<std::string> read_text_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace miniapp

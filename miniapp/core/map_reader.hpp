@@ -58,6 +58,13 @@ class MapReader {
   std::vector<std::string> known_;
 };
 
+// The YAML document in `text`, or nothing with "YAML syntax error: ..." at its line and column
+// in `diag` (the deck and the site profiles are read this way).
+std::optional<YAML::Node> parse_yaml(const std::string& text, Diagnostics& diag);
+
+// The whole file, or nothing when it cannot be opened.
+std::optional<std::string> read_text_file(const std::string& path);
+
 // Scalar conversions with a clear message on failure; they record nothing themselves.
 std::optional<std::int64_t> as_integer(const YAML::Node& n);
 std::optional<double> as_real(const YAML::Node& n);

@@ -8,9 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
 
 #ifndef MINIAPP_SITES_SOURCE_DIR
 #define MINIAPP_SITES_SOURCE_DIR ""
@@ -140,14 +138,9 @@ std::optional<JobShape> read_shape(const YAML::Node& node, const std::string& pa
 ProfileResult load_site_profile_text(const std::string& text, const std::string& file) {
   ProfileResult result{std::nullopt, Diagnostics(file)};
   Diagnostics& diag = result.diagnostics;
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    diag.error_at(e.mark.line + 1, e.mark.column + 1, "", "YAML syntax error: " + e.msg);
-    return result;
-  }
-  MapReader r(root, "", diag);
+  const std::optional<YAML::Node> root = parse_yaml(text, diag);
+  if (!root) return result;
+  MapReader r(*root, "", diag);
   if (!r.valid()) return result;
   SiteProfile p;
   p.file = file;
@@ -178,15 +171,13 @@ ProfileResult load_site_profile_text(const std::string& text, const std::string&
 }
 
 ProfileResult load_site_profile_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
+  const std::optional<std::string> text = read_text_file(path);
+  if (!text) {
     ProfileResult r{std::nullopt, Diagnostics(path)};
     r.diagnostics.error_at(0, 0, "", "cannot read the site profile");
     return r;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return load_site_profile_text(text.str(), path);
+  return load_site_profile_text(*text, path);
 }
 
 std::vector<std::string> site_directories(const std::string& sites_dir_option) {

@@ -1,5 +1,7 @@
 // Runs the miniapp binary as a user would and checks its exit codes and result files.
 
+#include "../common/shell_command.hpp"
+
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -33,10 +35,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
+using Result = miniapp::testing::CommandResult;  // output: stdout and stderr
 
 // The runs share one machine-wide calibration cache in this test's temporary directory: the first
 // run probes, the others reuse it, as a user's short runs on one machine do; nothing lands in $HOME.
@@ -51,16 +50,7 @@ void use_a_private_calibration_cache() {
 
 Result run(const std::string& args) {
   use_a_private_calibration_cache();
-  const std::string command = std::string(MINIAPP_BINARY) + " " + args + " 2>&1";
-  Result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return miniapp::testing::run_shell_command(std::string(MINIAPP_BINARY) + " " + args + " 2>&1");
 }
 
 fs::path fresh_dir(const std::string& name) {

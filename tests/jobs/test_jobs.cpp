@@ -7,6 +7,7 @@
 #include "miniapp/submit/batch_script.hpp"
 #include "miniapp/submit/queue_wait.hpp"
 #include "miniapp/submit/site_profile.hpp"
+#include "../common/shell_command.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -280,10 +281,7 @@ TEST(Merge, NamesMissingAndInterruptedTasksAndKeepsEveryMeasurement) {
 
 // The subcommands as a user runs them, without a scheduler (site `local` runs the script here).
 namespace {
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;
-};
+using miniapp::testing::CommandResult;
 
 CommandResult run_in(const fs::path& dir, const std::string& args) {
   // The runs (and the jobs the local site starts) share a calibration cache here, not in $HOME.
@@ -291,15 +289,7 @@ CommandResult run_in(const fs::path& dir, const std::string& args) {
                               (fs::temp_directory_path() / ("miniapp-jobs-" + std::to_string(getpid())) /
                                "calibration-cache").string() +
                               "' " + MINIAPP_BINARY + " " + args + " 2>&1";
-  CommandResult r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return miniapp::testing::run_shell_command(command);
 }
 
 const char* kSmallDeck =
