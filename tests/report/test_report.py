@@ -358,6 +358,21 @@ class Advisor(ReportChecks):
             rows[how] = g["prediction"]["rows"]
         self.assertEqual(rows[inline], rows[profile_path])
 
+    def test_cores_matching_a_device_without_a_serial_run(self):
+        # Only OpenMP (2 threads) on the host, as the H100 decks ran: the device's share in cores
+        # is extrapolated from the OpenMP run at the largest size, and labelled as at most.
+        doc = synthetic.gpu_results()
+        doc["measurements"] = [m for m in doc["measurements"] if m["space"] != "serial"]
+        text, advice = self.advise(doc)
+        n = max(synthetic.SIZES)
+        g = self.group(advice, "synthetic-crossover", "direct")
+        ratio = synthetic.openmp(n) / synthetic.resident(n)
+        self.assertEqual(g["cores_matching_device"],
+                         [f"at n = {n}, one cuda device (data resident) does the work of at most {2 * ratio:.0f} serial "
+                          f"cores, extrapolated: openmp with 2 threads took {ratio:.2g}x as long as the device, and "
+                          "below perfect scaling the true figure is smaller (no Serial run measured one core)"])
+        self.assertIn(g["cores_matching_device"][0], text)
+
     def test_always_and_never(self):
         text, advice = self.advise(synthetic.gpu_results())
         g = self.group(advice, "synthetic-always", "tiled")

@@ -498,6 +498,19 @@ def analyse_group(key: Tuple, points: List[Point], link: Link, profile: Optional
         resident = policies.get("all-resident", {})
         common = sorted(set(resident) & set(serial))
         if not common:
+            # No Serial run to measure one core: extrapolate from the fastest parallel host run.
+            # c threads taking r times as long as the device: one core would take at most c * r
+            # times as long (parallel efficiency is at most 1), so the device does the work of at
+            # most c * r cores.
+            runs = [(hspace, n, c, t) for hspace, per_size in sorted(threads.items()) for n, counts in per_size.items()
+                    if n in resident for c, t in counts.items() if c > 0]
+            if runs:
+                n = max(r[1] for r in runs)
+                hspace, _, c, t = min((r for r in runs if r[1] == n), key=lambda r: r[3])
+                cores.append(f"at n = {n}, one {space} device (data resident) does the work of at most "
+                             f"{c * t / resident[n]:.0f} serial cores, extrapolated: {hspace} with {c} threads took "
+                             f"{t / resident[n]:.2g}x as long as the device, and below perfect scaling the true "
+                             "figure is smaller (no Serial run measured one core)")
             continue
         n = common[-1]
         ratio = serial[n] / resident[n]
