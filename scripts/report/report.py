@@ -71,14 +71,11 @@ def main(argv) -> int:
         return check_device(args.name)
     try:
         rs = results.load(args.directories)
-        profiles = advisor.load_profiles(DEVICES)
-        if args.assume_device and args.assume_device.lower() == "none":
-            profile, source = None, ""
-        elif args.assume_device:
-            profile = advisor.find_profile(profiles, args.assume_device)
-            source = f"--assume-device {args.assume_device}"
+        if args.assume_device:
+            profile = assumed_profile(args.assume_device)
+            source = f"--assume-device {args.assume_device}" if profile else ""
         else:
-            profile, source = advisor.profile_for_measured_gpu(profiles, rs)
+            profile, source = advisor.profile_for_measured_gpu(advisor.load_profiles(DEVICES), rs)
         advice = advisor.analyse(rs, profile, args.link_GBps, source)
         if args.command == "advise":
             advisor.require_size_sweep(advice)
@@ -100,10 +97,18 @@ def main(argv) -> int:
         return 3
 
 
+def assumed_profile(name: str):
+    """The (key, profile) an --assume-device value stands for; None for `none` (no prediction)."""
+    if name.lower() == "none":
+        return None
+    return advisor.find_profile(advisor.load_profiles(DEVICES), name)
+
+
 def check_device(name: str) -> int:
     try:
-        if name.lower() != "none":
-            key, profile = advisor.find_profile(advisor.load_profiles(DEVICES), name)
+        assumed = assumed_profile(name)
+        if assumed:
+            key, profile = assumed
             sys.stdout.write(f"{key}: {profile['name']}: {profile['peak_GFLOPs']['float64']:g}/"
                              f"{profile['peak_GFLOPs']['float32']:g} GFLOP/s float64/float32, "
                              f"{profile['memory_GBps']:g} GB/s memory, {profile['link_GBps']:g} GB/s link, "

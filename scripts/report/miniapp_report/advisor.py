@@ -719,6 +719,7 @@ class Advice:
     notes: List[str]
     calibration: Dict[str, dict]
     profile_source: str = ""
+    model_check: Optional[dict] = None  # model_check_summary(groups), set once by analyse()
 
     def to_json(self) -> dict:
         def crossovers(g):
@@ -728,7 +729,7 @@ class Advice:
             "link": asdict(self.link),
             "assumed_device": None if not self.profile else {"name": self.profile[0], **self.profile[1]},
             "assumed_device_source": self.profile_source,
-            "model_check": self.model_check_summary(),
+            "model_check": self.model_check,
             "calibration": "present" if self.calibration else "missing",
             "recommendations": self.recommendations,
             "groups": [{
@@ -747,22 +748,22 @@ class Advice:
         }
 
 
-    def model_check_summary(self) -> Optional[dict]:
-        """Measured over predicted, per policy, over every group and size where both exist."""
-        checks = [dict(c, group=g.label) for g in self.groups if g.prediction for c in g.prediction["model_check"]]
-        if not checks:
-            return None
-        summary = {"device": self.profile[0]}
-        for policy in ("all-resident", "copy-every-iteration"):
-            mine = sorted((c for c in checks if c["policy"] == policy), key=lambda c: c["measured_over_predicted"])
-            if mine:
-                summary[policy] = {
-                    "points": len(mine), "groups": len({c["group"] for c in mine}),
-                    "median": mine[len(mine) // 2]["measured_over_predicted"],
-                    "lowest": mine[0], "highest": mine[-1],
-                    "faster_than_predicted": [c for c in mine if c["measured_over_predicted"] < 1],
-                }
-        return summary
+def model_check_summary(groups: List[GroupAdvice], device: str) -> Optional[dict]:
+    """Measured over predicted, per policy, over every group and size where both exist."""
+    checks = [dict(c, group=g.label) for g in groups if g.prediction for c in g.prediction["model_check"]]
+    if not checks:
+        return None
+    summary = {"device": device}
+    for policy in ("all-resident", "copy-every-iteration"):
+        mine = sorted((c for c in checks if c["policy"] == policy), key=lambda c: c["measured_over_predicted"])
+        if mine:
+            summary[policy] = {
+                "points": len(mine), "groups": len({c["group"] for c in mine}),
+                "median": mine[len(mine) // 2]["measured_over_predicted"],
+                "lowest": mine[0], "highest": mine[-1],
+                "faster_than_predicted": [c for c in mine if c["measured_over_predicted"] < 1],
+            }
+    return summary
 
 
 def analyse(rs: ResultSet, profile: Optional[Tuple[str, dict]] = None, link_gbps: Optional[float] = None,
@@ -786,9 +787,7 @@ def analyse(rs: ResultSet, profile: Optional[Tuple[str, dict]] = None, link_gbps
     single = [g.label for g in groups if len(g.sizes) == 1]
     if single:
         notes.append("measured at one size only, so no crossover can be located: " + "; ".join(single))
-    advice = Advice(link=link, profile=profile, groups=groups, recommendations=recs, notes=notes,
-                    calibration=rs.calibration, profile_source=profile_source)
-    summary = advice.model_check_summary()
+    summary = model_check_summary(groups, profile[0]) if profile else None
     if summary:
         for policy, what in (("all-resident", "data resident"), ("copy-every-iteration", "copying every iteration")):
             m = summary.get(policy)
@@ -807,7 +806,8 @@ def analyse(rs: ResultSet, profile: Optional[Tuple[str, dict]] = None, link_gbps
             notes.append(line)
     elif profile_source and not profile:
         notes.append(profile_source)
-    return advice
+    return Advice(link=link, profile=profile, groups=groups, recommendations=recs, notes=notes,
+                  calibration=rs.calibration, profile_source=profile_source, model_check=summary)
 
 
 def require_size_sweep(advice: Advice) -> None:
