@@ -454,7 +454,7 @@ def section_advice(run, directory):
             in_recommendation = True
         elif in_recommendation and not line.startswith("  "):
             in_recommendation = False
-        if (in_recommendation or "serial cores" in line or line.startswith("== ") or line.startswith("Predictions for")
+        if (in_recommendation or "does the work of" in line or line.startswith("== ") or line.startswith("Predictions for")
                 or "prediction against the device's measurements" in line):
             keep.append(line)
     lines += [f"From `{os.path.basename(os.path.normpath(directory))}/advise.txt` (the whole text is there):", "",

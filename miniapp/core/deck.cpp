@@ -12,15 +12,20 @@
 
 namespace miniapp {
 
+std::vector<int> powers_of_two_up_to(int cpus) {
+  cpus = std::max(1, cpus);
+  std::vector<int> counts;
+  for (int n = 1; n < cpus; n *= 2) counts.push_back(n);
+  counts.push_back(cpus);
+  return counts;
+}
+
 std::vector<int> powers_of_two_threads() {
   const cpu_set_t set = process_cpus();
   int cpus = std::max(1, CPU_COUNT(&set));
   if (const char* slurm = std::getenv("SLURM_CPUS_PER_TASK"))
     if (const int n = std::atoi(slurm); n > 0) cpus = std::min(cpus, n);
-  std::vector<int> counts;
-  for (int n = 1; n < cpus; n *= 2) counts.push_back(n);
-  counts.push_back(cpus);
-  return counts;
+  return powers_of_two_up_to(cpus);
 }
 
 namespace {

@@ -60,8 +60,11 @@ DeckResult load_deck_file(const std::string& path, const Overrides& overrides = 
 // Every measurement of the deck, in the order they run.
 std::vector<MeasurementSpec> expand(const Deck& deck);
 
-// 1, 2, 4, ... below the CPUs this process may use (its affinity mask, at most
-// SLURM_CPUS_PER_TASK), then that count: a deck's `threads: powers-of-two`.
+// 1, 2, 4, ... below the CPUs this process may use (process_cpus: the OpenMP places where
+// there are any, else its affinity mask; at most SLURM_CPUS_PER_TASK), then that count: a deck's
+// `threads: powers-of-two`.
 std::vector<int> powers_of_two_threads();
+// 1, 2, 4, ... below cpus, then cpus itself (at least [1]).
+std::vector<int> powers_of_two_up_to(int cpus);
 
 }  // namespace miniapp

@@ -373,6 +373,39 @@ class Advisor(ReportChecks):
                           "below perfect scaling the true figure is smaller (no Serial run measured one core)"])
         self.assertIn(g["cores_matching_device"][0], text)
 
+    def test_cores_matching_a_device_from_a_thread_sweep_without_a_serial_run(self):
+        # The GPU run's advise step: OpenMP at 1 and 2 threads (threads-1/, threads-2/), no Serial.
+        # Its 1-thread run measures one core, so the figure is measured, not an upper bound.
+        base = synthetic.gpu_results()
+        d = os.path.join(self.tmp, "sweep")
+        two = lambda n: synthetic.serial(n) / 1.8
+        for count, host_time in ((1, synthetic.serial), (2, two)):
+            doc = json.loads(json.dumps(base))
+            doc["provenance"]["host_threads"] = count
+            kept = []
+            for m in doc["measurements"]:
+                if m["space"] == "serial":
+                    if m["case"] != "synthetic-crossover":
+                        continue
+                    m = synthetic.measurement(m["case"], m["workload"], m["variant"], m["size"], m["precision"],
+                                              "openmp", "host", host_time(m["size"]), m["work"]["flops"])
+                elif m["space"] == "openmp":
+                    continue
+                kept.append(m)
+            doc["measurements"] = kept
+            synthetic.write(os.path.join(d, f"threads-{count}"), doc)
+        r = run("advise", d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        advice = load_json(os.path.join(d, "advice.json"))
+        n = max(synthetic.SIZES)
+        g = self.group(advice, "synthetic-crossover", "direct")
+        ratio = synthetic.serial(n) / synthetic.resident(n)
+        self.assertEqual(g["cores_matching_device"],
+                         [f"at n = {n}, one cuda device (data resident) does the work of {ratio:.1f} cores at perfect "
+                          "scaling (one core measured as openmp with 1 thread); openmp at 2 threads is still "
+                          f"{two(n) / synthetic.resident(n):.1f}x slower"])
+        self.assertIn(g["cores_matching_device"][0], r.stdout)
+
     def test_always_and_never(self):
         text, advice = self.advise(synthetic.gpu_results())
         g = self.group(advice, "synthetic-always", "tiled")

@@ -1,6 +1,7 @@
 // NVML energy/utilisation recorder (miniapp/core/nvml.hpp) against the stand-in library that the
 // build makes (tests/nvml/nvml_standin.cpp; ctest passes its path in MINIAPP_NVML_STANDIN).
 
+#include "miniapp/core/device_info.hpp"
 #include "miniapp/core/nvml.hpp"
 
 #include <dlfcn.h>
@@ -9,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -21,6 +23,7 @@ namespace {
 struct StandIn {
   void* handle = nullptr;
   void (*configure)(int, int, unsigned long long) = nullptr;
+  void (*know_bus_id)(const char*) = nullptr;
   unsigned (*utilization_calls)() = nullptr;
   unsigned long long (*utilization_sum)() = nullptr;
   int (*shutdowns)() = nullptr;
@@ -33,6 +36,7 @@ struct StandIn {
     handle = ::dlopen(p, RTLD_NOW | RTLD_LOCAL);
     if (!handle) return;
     configure = reinterpret_cast<decltype(configure)>(::dlsym(handle, "standin_configure"));
+    know_bus_id = reinterpret_cast<decltype(know_bus_id)>(::dlsym(handle, "standin_know_bus_id"));
     utilization_calls = reinterpret_cast<decltype(utilization_calls)>(::dlsym(handle, "standin_utilization_calls"));
     utilization_sum = reinterpret_cast<decltype(utilization_sum)>(::dlsym(handle, "standin_utilization_sum"));
     shutdowns = reinterpret_cast<decltype(shutdowns)>(::dlsym(handle, "standin_shutdowns"));
@@ -47,7 +51,7 @@ class Nvml : public ::testing::Test {
   void SetUp() override {
     if (standin.path.empty()) GTEST_SKIP() << "MINIAPP_NVML_STANDIN is not set (ctest sets it to the stand-in library)";
     ASSERT_NE(standin.handle, nullptr) << "cannot load the stand-in " << standin.path << ": " << ::dlerror();
-    ASSERT_TRUE(standin.configure && standin.utilization_calls && standin.utilization_sum && standin.shutdowns);
+    ASSERT_TRUE(standin.configure && standin.know_bus_id && standin.utilization_calls && standin.utilization_sum && standin.shutdowns);
   }
   StandIn standin;
 };
@@ -144,6 +148,10 @@ TEST_F(Nvml, StopWithoutStartSaysSo) {
 // loaded once per process. (The only test here that calls it: the first call fixes the library.)
 TEST_F(Nvml, TheHarnessRecorderLoadsTheLibraryNamedByMiniappNvmlLibrary) {
   standin.configure(0, 1, 2000);  // +2000 mJ between start and stop
+  // On a machine with a GPU the recorder asks for the one in use by its PCI bus id (else for
+  // index 0): the stand-in answers to that id too (the H100 run found the test asking for it).
+  if (const std::optional<GpuInfo> gpu = gpu_in_use({}); gpu && !gpu->pci_bus_id.empty())
+    standin.know_bus_id(gpu->pci_bus_id.c_str());
   ASSERT_EQ(::setenv("MINIAPP_NVML_LIBRARY", standin.path.c_str(), 1), 0);
   const std::unique_ptr<nvml::Recorder> rec = nvml::recorder_for_this_process();
   ASSERT_NE(rec, nullptr);

@@ -496,7 +496,16 @@ def analyse_group(key: Tuple, points: List[Point], link: Link, profile: Optional
     cores: List[str] = []
     for space, policies in sorted(device.items()):
         resident = policies.get("all-resident", {})
-        common = sorted(set(resident) & set(serial))
+        one_core, one_core_label = serial, "serial"
+        if not set(resident) & set(serial):
+            # A thread sweep's 1-thread run measures one core as a Serial run does (the GPU run's
+            # advise step sweeps OpenMP 1, 2, 4, ... threads and runs no Serial).
+            for hspace, per_size in sorted(threads.items()):
+                ones = {n: counts[1] for n, counts in per_size.items() if 1 in counts}
+                if set(resident) & set(ones):
+                    one_core, one_core_label = ones, f"{hspace} with 1 thread"
+                    break
+        common = sorted(set(resident) & set(one_core))
         if not common:
             # No Serial run to measure one core: extrapolate from the fastest parallel host run.
             # c threads taking r times as long as the device: one core would take at most c * r
@@ -513,9 +522,13 @@ def analyse_group(key: Tuple, points: List[Point], link: Link, profile: Optional
                              "figure is smaller (no Serial run measured one core)")
             continue
         n = common[-1]
-        ratio = serial[n] / resident[n]
-        line = (f"at n = {n}, one {space} device (data resident) does the work of {ratio:.1f} serial cores at "
-                f"perfect scaling")
+        ratio = one_core[n] / resident[n]
+        if one_core_label == "serial":
+            line = (f"at n = {n}, one {space} device (data resident) does the work of {ratio:.1f} serial cores at "
+                    f"perfect scaling")
+        else:
+            line = (f"at n = {n}, one {space} device (data resident) does the work of {ratio:.1f} cores at perfect "
+                    f"scaling (one core measured as {one_core_label})")
         for hspace, per_size in sorted(threads.items()):
             counts = per_size.get(n, {})
             enough = sorted(c for c, t in counts.items() if t <= resident[n])
