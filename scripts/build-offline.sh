@@ -244,6 +244,7 @@ done
   echo "KOKKOS_PREFIX=$KOKKOS_PREFIX"
   echo "PROJECT_BUILD=$PROJECT_BUILD"
   echo "PROJECT_COMMIT=${commit:-unknown}"
+  echo "BUNDLE_PROJECT_COMMIT=$(manifest project_commit)"
   echo "NVCC=${NVCC:-}"
   echo "KOKKOS_DESCRIPTION=\"$DESCRIPTION\""
   echo "JOBS=$JOBS"

@@ -175,7 +175,13 @@ def section_machine(run):
         rows.append(("CUDA", "nvcc " + e["nvcc"]))
     rows.append(("CPU", f"{e.get('cpu_model', 'unknown')}, {e.get('cpus', '?')} CPUs; {e.get('omp', '')}"))
     if b:
-        rows.append(("Build", f"{b.get('KOKKOS_DESCRIPTION', '')}; commit {b.get('PROJECT_COMMIT', 'unknown')}; "
+        commit = b.get("PROJECT_COMMIT", "unknown")
+        packed = b.get("BUNDLE_PROJECT_COMMIT")
+        if packed and packed != commit:
+            # The sources built are the checkout the scripts ran from; the bundle packed another
+            # commit's copy (both named, so that a stale bundle or a stale checkout shows).
+            commit += f" (the bundle packed {packed})"
+        rows.append(("Build", f"{b.get('KOKKOS_DESCRIPTION', '')}; commit {commit}; "
                               f"{b.get('BUILD_SECONDS', '?')} s with {b.get('JOBS', '?')} jobs"))
     rows.append(("Compared", f"device space `{run.device}` against host space `{run.host}`"))
     rows.append(("Run", f"{e.get('started', '?')} to {e.get('finished', '?')}, budget {e.get('budget_seconds', '?')} s"))
@@ -393,9 +399,12 @@ def section_verification(run):
     return "## Verification\n\n" + head + ("\n\n" + "\n".join(failures) if failures else "")
 
 
+COARSE_WINDOW_S = 1.0
+
+
 def section_energy(run):
     """The GPU's energy per device measurement (results.json gpu_energy, read through NVML)."""
-    rows, reasons, missing, null = [], {}, 0, 0
+    rows, reasons, missing, null, steps = [], {}, 0, 0, []
     for deck, data in sorted(run.decks.items()):
         for m in data.get("measurements", []):
             if m.get("space") != run.device:
@@ -413,15 +422,25 @@ def section_energy(run):
                     and e.get("gpu_utilization_percent") is None:
                 continue
             num = lambda v, f: "-" if v is None else format(v, f)
+            seconds = e.get("seconds") or 0.0
+            joules = e.get("energy_joules")
+            if joules is not None and joules > 0 and seconds < 0.1:
+                steps.append(joules)
+            # Under COARSE_WINDOW_S one update of the counter is a large share of the reading.
+            coarse = (lambda text: f"({text})" if text != "-" else text) if seconds < COARSE_WINDOW_S else str
             rows.append([deck, str(m.get("case")), str(m.get("variant")), str(m.get("precision")), str(m.get("size")),
-                         str(m.get("policy")), num(e.get("energy_joules"), ".4g"),
-                         num(e.get("mean_power_watts"), ".4g"), num(e.get("gpu_utilization_percent"), ".3g"),
+                         str(m.get("policy")), coarse(num(joules, ".4g")),
+                         coarse(num(e.get("mean_power_watts"), ".4g")), num(e.get("gpu_utilization_percent"), ".3g"),
                          num(e.get("seconds"), ".3g"), str(e.get("samples", "-"))])
     lines = ["## GPU energy", "",
              f"Per `{run.device}` measurement, over its timed repetitions (warm-up excluded, per-iteration copies "
              "included), from NVML: the energy counter's difference, the mean power and the mean utilisation "
-             "(the share of time a kernel ran). Phases shorter than the counter's update period (a few to 100 ms) "
-             "read as its granularity."]
+             "(the share of time a kernel ran)."]
+    if rows:
+        step = f" (here the smallest nonzero reading over a window under 0.1 s was {min(steps):.4g} J)" if steps else ""
+        lines += ["", f"In parentheses: readings over windows shorter than {COARSE_WINDOW_S:g} s. The counter "
+                      f"advances in steps, one per update period (up to 100 ms){step}, so a short window reads 0 "
+                      "or a whole step: read those as order of magnitude only."]
     if rows:
         lines += ["", md_table(["deck", "case", "variant", "precision", "size", "policy", "J", "W", "util %",
                                 "seconds", "samples"], rows)]

@@ -99,6 +99,25 @@ class FixtureRun(unittest.TestCase):
         # The baseline row itself is 1.00x.
         self.assertEqual(next(r for r in rows if r[0] == "serial" and r[1] == "host")[7], "1.00x")
 
+    def test_build_row_names_the_commit_built_and_a_differing_bundle_commit(self):
+        # The fixture's build.env predates BUNDLE_PROJECT_COMMIT: the commit alone.
+        self.assertIn("; commit 03e7cec699d1-dirty; 1 s with 2 jobs |", self.md)
+        # A checkout at one commit built with a bundle packed at another: both are named.
+        other = os.path.join(self.tmp, "stale-bundle")
+        shutil.copytree(self.run_dir, other)
+        with open(os.path.join(other, "build.env"), "a") as f:
+            f.write("BUNDLE_PROJECT_COMMIT=9c34fe0e04ea\n")
+        proc, md = run_summary(other)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("; commit 03e7cec699d1-dirty (the bundle packed 9c34fe0e04ea); 1 s with 2 jobs |", md)
+        # The same commit in both: named once.
+        same = os.path.join(self.tmp, "same-bundle")
+        shutil.copytree(self.run_dir, same)
+        with open(os.path.join(same, "build.env"), "a") as f:
+            f.write("BUNDLE_PROJECT_COMMIT=03e7cec699d1-dirty\n")
+        proc, md = run_summary(same)
+        self.assertIn("; commit 03e7cec699d1-dirty; 1 s with 2 jobs |", md)
+
     def test_steps_and_unit_tests_come_from_the_raw_files(self):
         steps = table_rows(self.md, "| step | status")
         with open(os.path.join(self.run_dir, "steps.tsv")) as f:
@@ -251,22 +270,30 @@ class FreshRun(unittest.TestCase):
 
         def plant(data):
             device.extend(m for m in data["measurements"] if m["space"] == "openmp")
-            self.assertGreaterEqual(len(device), 2)
+            self.assertGreaterEqual(len(device), 3)
             device[0]["gpu_energy"] = {"energy_joules": 12.5, "mean_power_watts": 250.0,
                                        "gpu_utilization_percent": 87.5, "seconds": 0.05, "samples": 3,
                                        "unavailable": None}
             device[1]["gpu_energy"] = {"energy_joules": None, "mean_power_watts": None,
                                        "gpu_utilization_percent": None, "seconds": 0.0, "samples": 0,
                                        "unavailable": "cannot load libnvidia-ml.so.1"}
+            device[2]["gpu_energy"] = {"energy_joules": 458.7, "mean_power_watts": 128.0,
+                                       "gpu_utilization_percent": 30.3, "seconds": 3.58, "samples": 179,
+                                       "unavailable": None}
         proc, md = self.summary_of_planted("energy-run", plant)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         rows = table_rows(md, "| deck | case | variant | precision | size | policy | J |")
-        m = device[0]
+        m, long = device[0], device[2]
+        # A window under 1 s: energy and power in parentheses (a counter step is a large share);
+        # utilisation is a mean of samples and stays plain.
         self.assertEqual(rows, [["sweep", m["case"], m["variant"], m["precision"], str(m["size"]), m["policy"],
-                                 "12.5", "250", "87.5", "0.05", "3"]])
+                                 "(12.5)", "(250)", "87.5", "0.05", "3"],
+                                ["sweep", long["case"], long["variant"], long["precision"], str(long["size"]),
+                                 long["policy"], "458.7", "128", "30.3", "3.58", "179"]])
+        self.assertIn("(here the smallest nonzero reading over a window under 0.1 s was 12.5 J)", md)
         self.assertIn("- 1 measurement(s) with null fields: cannot load libnvidia-ml.so.1", md)
         # The rest come from this binary on a host space: gpu_energy is there, and null.
-        self.assertIn(f"- {len(device) - 2} measurement(s) with gpu_energy null", md)
+        self.assertIn(f"- {len(device) - 3} measurement(s) with gpu_energy null", md)
         self.assertNotIn("without gpu_energy", md)
 
     def test_the_advisors_answer_is_quoted(self):
