@@ -137,7 +137,7 @@ TYPED_TEST(MatrixTest, GemmVariantsAgreeAndRepeatedComputeLeavesInputsUnchanged)
 
 TYPED_TEST(MatrixTest, TiledGemmDefaultTilesAndOverrides) {
   using Space = TypeParam;
-  const matrix::TileShape d = matrix::default_tiles<Space>();
+  const matrix::TileShape d = matrix::default_tiles<double, Space>();
   matrix::Gemm<double, Space> defaults(matrix::Params{}, "gemm-tiled", 8);
   EXPECT_EQ(defaults.tiles().m, d.m);
   EXPECT_EQ(defaults.tiles().k, d.k);
@@ -149,6 +149,18 @@ TYPED_TEST(MatrixTest, TiledGemmDefaultTilesAndOverrides) {
   // Tile multiples of every register block.
   EXPECT_EQ(d.m % matrix::kTileMultiple, 0);
   EXPECT_EQ(d.n % matrix::kTileMultiple, 0);
+  // The float32 default is the one its problems take; on a GPU, the same scratch bytes per team
+  // as float64's (twice the k depth), on a host the same shape.
+  const matrix::TileShape f = matrix::default_tiles<float, Space>();
+  matrix::Gemm<float, Space> single(matrix::Params{}, "gemm-tiled", 8);
+  EXPECT_EQ(single.tiles().k, f.k);
+  EXPECT_EQ(single.tiles().m, f.m);
+  if (is_host_space<Space>()) {
+    EXPECT_EQ(f.k, d.k);
+  } else {
+    EXPECT_EQ((f.m + f.n) * f.k * sizeof(float), 24u * 1024);
+    EXPECT_EQ((d.m + d.n) * d.k * sizeof(double), 24u * 1024);
+  }
 }
 
 namespace {

@@ -83,7 +83,7 @@ class Gemm {
   bool reads_c0() const { return params_.beta != 0.0; }
 
   static TileShape resolve_tiles(const Params& p) {
-    TileShape t = default_tiles<Space>();
+    TileShape t = default_tiles<Scalar, Space>();
     if (p.tile_m > 0) t.m = p.tile_m;
     if (p.tile_n > 0) t.n = p.tile_n;
     if (p.tile_k > 0) t.k = p.tile_k;

@@ -51,13 +51,15 @@ struct RegisterBlock {
 #define MINIAPP_OPAQUE_POINTER(p) (void)(p)
 #endif
 
-template <class Space>
+template <class Scalar, class Space>
 TileShape default_tiles() {
   // Host: both packed slices, (128 + 256) x 128 float64 = 384 KiB, stay in a core's L2, one B
   // panel (TK x RN, 4 KiB) in L1 (the search that chose them: docs/tuning-notes.md).
-  // GPU: 256 lanes per team, (64 + 64) x 16 scalars of scratch.
+  // GPU: 32 x 64 tiles of C (64 lanes per team in float32, 128 in float64: many small teams),
+  // and as deep a k slice as 24 KiB of scratch holds, (32 + 64) x TK scalars: TK 64 in float32,
+  // 32 in float64 (the H100 search that chose them: docs/tuning-notes.md).
   if (is_host_space<Space>()) return {128, 256, 128};
-  return {64, 64, 16};
+  return {32, 64, static_cast<int>(256 / sizeof(Scalar))};
 }
 
 template <class Scalar, class Space, class AView, class BView, class CView, class C0View, MINIAPP_KERNEL_UNIT>
