@@ -437,10 +437,10 @@ def section_energy(run):
              "included), from NVML: the energy counter's difference, the mean power and the mean utilisation "
              "(the share of time a kernel ran)."]
     if rows:
-        step = f" (here the smallest nonzero reading over a window under 0.1 s was {min(steps):.4g} J)" if steps else ""
+        step = f" Here the smallest nonzero reading over a window under 0.1 s was {min(steps):.4g} J." if steps else ""
         lines += ["", f"In parentheses: readings over windows shorter than {COARSE_WINDOW_S:g} s. The counter "
-                      f"advances in steps, one per update period (up to 100 ms){step}, so a short window reads 0 "
-                      "or a whole step: read those as order of magnitude only."]
+                      "advances in steps, one per update period of up to 100 ms, so a short window reads 0 or a "
+                      f"whole step: read those as order of magnitude only.{step}"]
     if rows:
         lines += ["", md_table(["deck", "case", "variant", "precision", "size", "policy", "J", "W", "util %",
                                 "seconds", "samples"], rows)]
