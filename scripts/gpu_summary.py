@@ -474,7 +474,8 @@ def section_advice(run, directory):
         elif in_recommendation and not line.startswith("  "):
             in_recommendation = False
         if (in_recommendation or "does the work of" in line or line.startswith("== ") or line.startswith("Predictions for")
-                or "prediction against the device's measurements" in line):
+                or "prediction against the device's measurements" in line
+                or "through pinned host memory would beat" in line):
             keep.append(line)
     lines += [f"From `{os.path.basename(os.path.normpath(directory))}/advise.txt` (the whole text is there):", "",
               "```", *keep, "```"]

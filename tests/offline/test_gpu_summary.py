@@ -308,7 +308,10 @@ class FreshRun(unittest.TestCase):
                     "41.0 serial cores at ...; openmp at 16 threads is still 3.1x slower\n"
                     "    model check, measured / predicted: resident 2.76x at n = 2048\n\nNotes:\n"
                     "  the H100 prediction against the device's measurements, data resident: measured/predicted "
-                    "median 4.64x over 35 size(s)\n  measured at one size only, so no crossover ...\n")
+                    "median 4.64x over 35 size(s)\n  measured at one size only, so no crossover ...\n"
+                    "  case-a / direct / float32: copying every iteration through pinned host memory would beat the "
+                    "best host space from n = 512 (predicted ...); measured through the pageable mirrors, it never "
+                    "did\n")
         proc, md = run_summary(run_dir)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         section = md.split("## The advisor's answer", 1)[1].split("\n## ", 1)[0]
@@ -317,6 +320,8 @@ class FreshRun(unittest.TestCase):
         self.assertIn("== case-a / direct / float32", section)
         self.assertIn("the H100 prediction against the device's measurements, data resident: measured/predicted "
                       "median 4.64x", section)
+        self.assertIn("case-a / direct / float32: copying every iteration through pinned host memory would beat "
+                      "the best host space from n = 512", section)
         self.assertNotIn("measured at one size only", section)
         self.assertNotIn("Link bandwidth used", section)
         self.assertNotIn("transfers (seed 003)", section)

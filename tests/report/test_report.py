@@ -406,6 +406,54 @@ class Advisor(ReportChecks):
                           f"{two(n) / synthetic.resident(n):.1f}x slower"])
         self.assertIn(g["cores_matching_device"][0], r.stdout)
 
+    def test_copying_through_pinned_memory_is_predicted_from_the_probes_pinned_link(self):
+        # Copies that take 90% of each copying iteration (through pageable mirrors, 12 GB/s), and a
+        # probe whose pinned link is 40 GB/s to the device and 50 GB/s back: the prediction keeps
+        # the measured rest of the iteration and moves the measured bytes at the pinned rates.
+        doc = synthetic.gpu_results()
+        to_dev, to_host = 40.0, 50.0
+        doc["calibration"] = {"spaces": {"cuda": {"link_GBps": {
+            "pageable_to_device": 10.0, "pageable_to_host": 12.0, "pinned_to_device": to_dev, "pinned_to_host": to_host}}}}
+        doc["measurements"] = [
+            synthetic.measurement(m["case"], m["workload"], m["variant"], m["size"], m["precision"], "cuda",
+                                  "copy-every-iteration", synthetic.copying(m["size"]), m["work"]["flops"],
+                                  transfer_bytes=(12 * m["size"], 4 * m["size"] ** 2), link_gbps=synthetic.LINK_GBPS,
+                                  phases=(0.45, 0.1, 0.45))
+            if m["case"] == "synthetic-crossover" and m["policy"] == "copy-every-iteration" else m
+            for m in doc["measurements"]]
+        text, advice = self.advise(doc)
+        g = self.group(advice, "synthetic-crossover", "direct")
+        [pp] = g["pinned_copy_prediction"]
+        self.assertEqual((pp["space"], pp["pinned_to_device_GBps"], pp["pinned_to_host_GBps"]), ("cuda", to_dev, to_host))
+        expected = {n: 0.1 * synthetic.copying(n) + 12 * n / (to_dev * 1e9) + 4 * n * n / (to_host * 1e9)
+                    for n in synthetic.SIZES}
+        self.assertEqual([r["size"] for r in pp["rows"]], synthetic.SIZES)
+        for r in pp["rows"]:
+            self.assertAlmostEqual(r["predicted_s"], expected[r["size"]], delta=1e-9 * expected[r["size"]])
+            self.assertAlmostEqual(r["measured_copies_s"], 0.9 * synthetic.copying(r["size"]),
+                                   delta=1e-9 * r["measured_copies_s"])
+        # The best host space is Serial at every size: the pinned copies win from the first size
+        # after which they never lose.
+        wins = [expected[n] < synthetic.serial(n) for n in synthetic.SIZES]
+        first = next(n for i, n in enumerate(synthetic.SIZES) if all(wins[i:]))
+        self.assertEqual(first, 400, "the synthetic case is meant to move the crossing from 2000 to 400")
+        c = pp["crossover"]
+        self.assertEqual((c["status"], c["first_winning"], c["last_losing"]), ("from", 400, 200))
+        self.assertEqual(self.crossing(g, "cuda (copying every iteration)")["first_winning"], 2000)
+        self.assertIn("PREDICTION, cuda copying every iteration through pinned host memory (not a measurement)", text)
+        self.assertIn("40 GB/s to the device and 50 GB/s back; the measured copies went through pageable mirrors, "
+                      "probed at 10 / 12 GB/s", text)
+        self.assertIn("synthetic-crossover / direct / float32: copying every iteration through pinned host memory "
+                      "would beat the best host space from n = 400 (predicted from the probe's pinned link, 40 GB/s "
+                      "to the device); measured through the pageable mirrors, only from n = 2000", advice["notes"])
+        # Never in the recommendation: it stays the measured one.
+        rec = [r for r in advice["recommendations"] if r["case"] == "synthetic-crossover"][0]
+        self.assertNotIn("pinned", rec["text"])
+        # Without the probe's pinned figures, no prediction.
+        doc.pop("calibration")
+        _, advice = self.advise(doc)
+        self.assertEqual(self.group(advice, "synthetic-crossover", "direct")["pinned_copy_prediction"], [])
+
     def test_always_and_never(self):
         text, advice = self.advise(synthetic.gpu_results())
         g = self.group(advice, "synthetic-always", "tiled")

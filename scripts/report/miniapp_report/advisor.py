@@ -378,6 +378,7 @@ class GroupAdvice:
     cores_matching_device: List[str]
     amortisation: Optional[dict]
     prediction: Optional[dict]
+    pinned: List[dict] = field(default_factory=list)  # per device space: copying through pinned memory, predicted
     stddev: Dict[Tuple[str, int], float] = field(default_factory=dict)  # (series, n) -> spread of its median
 
     @property
@@ -413,7 +414,56 @@ def _groups(points: List[Point]) -> Dict[Tuple, List[Point]]:
     return groups
 
 
-def analyse_group(key: Tuple, points: List[Point], link: Link, profile: Optional[Tuple[str, dict]]) -> GroupAdvice:
+def pinned_copy_prediction(space: str, copying: Dict[int, Point], calibration: Dict[str, dict],
+                           host_times: Dict[int, float]) -> Optional[dict]:
+    """Copying every iteration through pinned host memory, from a measured copy-every-iteration run
+    (pageable mirrors) and the calibration probe's pinned link: the measured time with its copy
+    phases replaced by the bytes copied over the pinned rate of each direction. A prediction from
+    measurements, never one itself."""
+    link = (calibration.get(space) or {}).get("link_GBps") or {}
+    to_device, to_host = link.get("pinned_to_device"), link.get("pinned_to_host")
+    if not copying or not to_device or not to_host:
+        return None
+    rows = []
+    for n, p in sorted(copying.items()):
+        rest = max(p.total - p.to_device - p.to_host, 0.0)
+        predicted = rest + p.bytes_to_device / (to_device * 1e9) + p.bytes_to_host / (to_host * 1e9)
+        rows.append({"size": n, "measured_s": p.total, "measured_copies_s": p.to_device + p.to_host,
+                     "bytes_to_device": p.bytes_to_device, "bytes_to_host": p.bytes_to_host,
+                     "predicted_s": predicted})
+    cross = crossover(f"{space} (copying every iteration through pinned memory, predicted)",
+                      {r["size"]: r["predicted_s"] for r in rows}, "the best host space (measured)", host_times)
+    return {"space": space, "pinned_to_device_GBps": float(to_device), "pinned_to_host_GBps": float(to_host),
+            "pageable_to_device_GBps": link.get("pageable_to_device"), "pageable_to_host_GBps": link.get("pageable_to_host"),
+            "source": f"calibration of {space}", "rows": rows, "crossover": asdict(cross)}
+
+
+def pinned_notes(groups: List["GroupAdvice"]) -> List[str]:
+    """Where copying every iteration through pinned memory would win (predicted) against the best
+    host space at more sizes than the measured copies through pageable mirrors did."""
+    notes = []
+    for g in groups:
+        for pp in g.pinned:
+            pinned = Crossover(**pp["crossover"])
+            measured = next((c for c in g.crossovers
+                             if c.challenger == f"{pp['space']} (copying every iteration)"), None)
+            wins = lambda c: 0 if c is None else {"always": len(c.sizes), "never": 0}.get(
+                c.status, sum(1 for n in c.sizes if c.first_winning is not None and n >= c.first_winning))
+            if wins(pinned) <= wins(measured):
+                continue
+            where = ("at every measured size" if pinned.status == "always"
+                     else f"from n = {pinned.first_winning}")
+            was = ("it never did" if measured is None or measured.status == "never"
+                   else f"only from n = {measured.first_winning}")
+            notes.append(f"{g.label}: copying every iteration through pinned host memory would beat the best host "
+                         f"space {where} (predicted from the probe's pinned link, "
+                         f"{pp['pinned_to_device_GBps']:.3g} GB/s to the device); measured through the pageable "
+                         f"mirrors, {was}")
+    return notes
+
+
+def analyse_group(key: Tuple, points: List[Point], link: Link, profile: Optional[Tuple[str, dict]],
+                  calibration: Optional[Dict[str, dict]] = None) -> GroupAdvice:
     case, workload, variant, precision, generate = key
     failed = sorted({f"{p.space_label} {p.policy} n={p.size}" for p in points if p.failed})
     good = [p for p in points if not p.failed]
@@ -606,8 +656,16 @@ def analyse_group(key: Tuple, points: List[Point], link: Link, profile: Optional
                                             "the best host space (measured)", host_t))],
         }
 
+    pinned = []
+    for space in sorted(device):
+        copying = {n: device_points[(space, "copy-every-iteration", n)] for n in device[space].get("copy-every-iteration", {})}
+        pr = pinned_copy_prediction(space, copying, calibration or {}, host_times)
+        if pr:
+            pinned.append(pr)
+
     return GroupAdvice(case=case, workload=workload, variant=variant, precision=precision, generate=generate,
                        sizes=sizes, failed=failed, best_host=best_host, device=device, crossovers=crossovers,
+                       pinned=pinned,
                        host_times={lab: {p.size: p.total for p in hosts if p.space_label == lab}
                                    for lab in sorted({p.space_label for p in hosts})},
                        threads=threads, thread_notes=thread_notes, cores_matching_device=cores,
@@ -755,7 +813,7 @@ class Advice:
                 "threads": {sp: {str(n): {str(c): t for c, t in sorted(ts.items())} for n, ts in sorted(per.items())}
                             for sp, per in g.threads.items()},
                 "thread_notes": g.thread_notes, "cores_matching_device": g.cores_matching_device,
-                "amortisation": g.amortisation, "prediction": g.prediction,
+                "amortisation": g.amortisation, "prediction": g.prediction, "pinned_copy_prediction": g.pinned,
             } for g in self.groups],
             "notes": self.notes,
         }
@@ -782,7 +840,7 @@ def model_check_summary(groups: List[GroupAdvice], device: str) -> Optional[dict
 def analyse(rs: ResultSet, profile: Optional[Tuple[str, dict]] = None, link_gbps: Optional[float] = None,
             profile_source: str = "") -> Advice:
     link = choose_link(rs, link_gbps, profile)
-    groups = [analyse_group(k, pts, link, profile) for k, pts in sorted(_groups(rs.points).items())]
+    groups = [analyse_group(k, pts, link, profile, rs.calibration) for k, pts in sorted(_groups(rs.points).items())]
     by_case: Dict[Tuple[str, str, str], List[GroupAdvice]] = {}
     for g in groups:
         by_case.setdefault((g.case, g.precision, g.generate), []).append(g)
@@ -819,6 +877,7 @@ def analyse(rs: ResultSet, profile: Optional[Tuple[str, dict]] = None, link_gbps
             notes.append(line)
     elif profile_source and not profile:
         notes.append(profile_source)
+    notes += pinned_notes(groups)
     return Advice(link=link, profile=profile, groups=groups, recommendations=recs, notes=notes,
                   calibration=rs.calibration, profile_source=profile_source, model_check=summary)
 
@@ -908,6 +967,21 @@ def to_text(advice: Advice, rs: ResultSet) -> str:
                      ("copies could pay on a device fast enough" if a["amortises"] else
                       "copies cannot pay even on an infinitely fast device; keep the data resident")))
                 w(f"    copies pay from k* = {k_star:.4g} flops per transferred value{verdict}")
+        for pp in g.pinned:
+            pageable = ""
+            if pp["pageable_to_device_GBps"] and pp["pageable_to_host_GBps"]:
+                pageable = (f"; the measured copies went through pageable mirrors, probed at "
+                            f"{pp['pageable_to_device_GBps']:.4g} / {pp['pageable_to_host_GBps']:.4g} GB/s")
+            w(f"  PREDICTION, {pp['space']} copying every iteration through pinned host memory (not a measurement): "
+              f"the measured copy-every-iteration times with their copies at the pinned link that the calibration "
+              f"probe measured, {pp['pinned_to_device_GBps']:.4g} GB/s to the device and "
+              f"{pp['pinned_to_host_GBps']:.4g} GB/s back" + pageable)
+            cross = Crossover(**pp["crossover"])
+            keep = set(_spread_out([r["size"] for r in pp["rows"]]))
+            keep.update(n for n in (cross.last_losing, cross.first_winning) if n is not None)
+            w("    " + ", ".join(f"n={r['size']}: measured {_s(r['measured_s'])} (copies {_s(r['measured_copies_s'])}), "
+                                 f"predicted {_s(r['predicted_s'])}" for r in pp["rows"] if r["size"] in keep))
+            w("    " + cross.text())
         pr = g.prediction
         if pr:
             prof = pr["profile"]

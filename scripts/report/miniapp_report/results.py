@@ -64,6 +64,8 @@ class Point:
     passed: bool
     parameters: Dict[str, str] = field(default_factory=dict)
     source: str = ""
+    bytes_to_device: float = 0.0  # transfers.bytes_to_device_per_iteration
+    bytes_to_host: float = 0.0    # transfers.bytes_to_host_per_iteration
 
     @property
     def space_label(self) -> str:
@@ -167,7 +169,9 @@ def _point(m: dict, source: Source, parameters: Dict[str, str]) -> Point:
             + float(transfers.get("bytes_to_host_per_iteration", 0)),
             link_gbps=float(transfers.get("bandwidth_GBps", 0)),
             checked=bool(verification.get("checked", False)), passed=bool(verification.get("passed", False)),
-            parameters=parameters, source=source.path)
+            parameters=parameters, source=source.path,
+            bytes_to_device=float(transfers.get("bytes_to_device_per_iteration", 0)),
+            bytes_to_host=float(transfers.get("bytes_to_host_per_iteration", 0)))
     except KeyError as e:
         raise InputError(f"{source.path}: a measurement lacks the field {e.args[0]!r}") from None
     except (TypeError, ValueError) as e:
