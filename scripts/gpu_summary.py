@@ -27,7 +27,7 @@ SEED000_DECK = "matrix-seed000-power"
 # Seed 000's own table (NREL, H100 node, float32 x ** y on (3, 1e9), 10 loops), for comparison.
 SEED000_REFERENCE = ("The seed's own table (H100 node, 3 x 10^9, 10 calls): 39.9 s numpy on the CPU, "
                      "55.7 s copying every call, 0.80 s with the inputs pre-copied, 0.0016 s all resident.")
-DEVICE_POLICIES = ["copy-every-iteration", "inputs-resident", "all-resident"]
+DEVICE_POLICIES = ["copy-every-iteration", "copy-every-iteration-pinned", "inputs-resident", "all-resident"]
 SWEEP_ROWS = 8  # a group with more sizes than this is shortened to its ends and crossovers
 
 

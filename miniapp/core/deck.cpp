@@ -186,6 +186,19 @@ std::optional<CaseSpec> parse_case(const YAML::Node& node, std::size_t index, co
   if (auto p = r.choices("policies", policy_names, true)) {
     c.policies.clear();
     for (const std::string& name : *p) c.policies.push_back(*parse_mirror_policy(name));
+    // `host` runs on host spaces only and copy-every-iteration-pinned on device spaces only: a
+    // case whose spaces take none of its policies would run nothing.
+    const bool compiled_only = std::all_of(c.spaces.begin(), c.spaces.end(), [&](const std::string& s) {
+      return std::find(compiled.begin(), compiled.end(), s) != compiled.end();
+    });
+    const bool runs = std::any_of(c.spaces.begin(), c.spaces.end(), [&](const std::string& s) {
+      return std::any_of(c.policies.begin(), c.policies.end(),
+                         [&](MirrorPolicy m) { return policy_runs_on(m, is_host_space_name(s)); });
+    });
+    if (compiled_only && !c.spaces.empty() && !c.policies.empty() && !runs)
+      diag.error(r.node("policies"), r.key_path("policies"),
+                 "no measurement to run: `host` runs on host spaces only and `copy-every-iteration-pinned` on "
+                 "device spaces only, and this case's spaces are " + join(c.spaces));
   }
 
   c.generate = {Generation::Host};
@@ -315,7 +328,7 @@ std::vector<MeasurementSpec> expand(const Deck& deck) {
           for (const std::string& space : c.spaces)
             for (MirrorPolicy policy : c.policies)
               for (Generation generate : c.generate) {
-                if (policy == MirrorPolicy::Host && !is_host_space_name(space)) continue;
+                if (!policy_runs_on(policy, is_host_space_name(space))) continue;
                 m.variant = variant;
                 m.precision = precision;
                 m.size = size;

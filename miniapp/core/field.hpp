@@ -5,12 +5,51 @@
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/sampling.hpp"
 
+#include <Kokkos_Core.hpp>
+
 #include <cstddef>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace miniapp {
+
+// Where the host mirrors of the Fields built on this thread are allocated: pageable memory (what
+// create_mirror_view gives) or page-locked memory the host<->device link reads and writes
+// directly. Set for the duration of one kernel's construction by ScopedHostMirrors.
+enum class HostMirrors { Pageable, Pinned };
+
+inline HostMirrors& host_mirrors_for_new_fields() {
+  thread_local HostMirrors memory = HostMirrors::Pageable;
+  return memory;
+}
+
+class ScopedHostMirrors {
+ public:
+  explicit ScopedHostMirrors(HostMirrors memory) : saved_(host_mirrors_for_new_fields()) {
+    host_mirrors_for_new_fields() = memory;
+  }
+  ~ScopedHostMirrors() { host_mirrors_for_new_fields() = saved_; }
+  ScopedHostMirrors(const ScopedHostMirrors&) = delete;
+  ScopedHostMirrors& operator=(const ScopedHostMirrors&) = delete;
+
+ private:
+  HostMirrors saved_;
+};
+
+// Page-locked host memory of the compiled device back-end; the plain host space where there is
+// none (host spaces' mirrors are their Views, so nothing is ever pinned there).
+#if defined(KOKKOS_ENABLE_CUDA)
+using PinnedHostMemory = Kokkos::CudaHostPinnedSpace;
+#elif defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+using PinnedHostMemory = Kokkos::HIPHostPinnedSpace;
+#elif defined(KOKKOS_ENABLE_HIP)
+using PinnedHostMemory = Kokkos::Experimental::HIPHostPinnedSpace;
+#else
+using PinnedHostMemory = Kokkos::HostSpace;
+#endif
+inline constexpr bool kHasPinnedHostMemory = !std::is_same_v<PinnedHostMemory, Kokkos::HostSpace>;
 
 class Transferable {
  public:
@@ -19,6 +58,8 @@ class Transferable {
   virtual std::size_t bytes() const = 0;
   // True when the mirror is the device allocation itself (a host space): copies move nothing.
   virtual bool mirror_is_alias() const = 0;
+  // True when the mirror lies in page-locked host memory (ScopedHostMirrors, device spaces).
+  virtual bool mirror_is_pinned() const = 0;
   virtual void copy_to_device() = 0;
   virtual void copy_to_host() = 0;
   // Up to `count` evenly spaced elements of the host mirror, for comparing results across spaces.
@@ -33,13 +74,12 @@ class Field final : public Transferable {
 
   template <class... Extents>
   explicit Field(std::string name, Extents... extents)
-      : name_(std::move(name)),
-        device(name_, static_cast<std::size_t>(extents)...),
-        host(Kokkos::create_mirror_view(device)) {}
+      : name_(std::move(name)), device(name_, static_cast<std::size_t>(extents)...), host(make_host_mirror()) {}
 
   const std::string& name() const override { return name_; }
   std::size_t bytes() const override { return device.span() * sizeof(typename device_view::value_type); }
   bool mirror_is_alias() const override { return host.data() == device.data(); }
+  bool mirror_is_pinned() const override { return pinned_.data() != nullptr; }
   void copy_to_device() override { Kokkos::deep_copy(device, host); }
   void copy_to_host() override { Kokkos::deep_copy(host, device); }
   std::vector<double> sample(std::size_t count) const override {
@@ -49,7 +89,26 @@ class Field final : public Transferable {
   }
 
  private:
+  using value_type = typename device_view::value_type;
+
+  // A mirror of `device`: pageable (create_mirror_view, the device View itself on a host space)
+  // or, under ScopedHostMirrors(Pinned) on a device space, a View of the same type over
+  // page-locked memory that pinned_ owns (Kokkos' deep_copy then hands the runtime a page-locked
+  // pointer, which it copies by DMA directly).
+  host_view make_host_mirror() {
+    const bool separate = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+    if constexpr (kHasPinnedHostMemory) {
+      if (separate && host_mirrors_for_new_fields() == HostMirrors::Pinned) {
+        pinned_ = Kokkos::View<value_type*, PinnedHostMemory>(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, name_ + " (pinned mirror)"), device.span());
+        return host_view(Kokkos::view_wrap(pinned_.data()), device.layout());
+      }
+    }
+    return Kokkos::create_mirror_view(device);
+  }
+
   std::string name_;
+  Kokkos::View<value_type*, PinnedHostMemory> pinned_;  // empty unless the mirror is pinned
 
  public:
   device_view device;

@@ -9,6 +9,7 @@
 #include "miniapp/core/spaces.hpp"
 
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -24,6 +25,15 @@ inline std::size_t moved_bytes(const std::vector<Transferable*>& fields) {
   for (const Transferable* f : fields)
     if (!f->mirror_is_alias()) bytes += f->bytes();
   return bytes;
+}
+// What the mirrors that move are: "alias" (none move: a host space), "pinned" (all of them
+// page-locked) or "pageable".
+inline const char* host_mirrors(const std::vector<Transferable*>& inputs, const std::vector<Transferable*>& outputs) {
+  bool any = false, all_pinned = true;
+  for (const std::vector<Transferable*>* fields : {&inputs, &outputs})
+    for (const Transferable* f : *fields)
+      if (!f->mirror_is_alias()) any = true, all_pinned = all_pinned && f->mirror_is_pinned();
+  return !any ? "alias" : all_pinned ? "pinned" : "pageable";
 }
 }  // namespace detail
 
@@ -44,6 +54,8 @@ template <class Space, class Kernel>
 Measurement measure(Kernel& kernel, const Space& space, const MeasurementSpec& spec) {
   if (spec.policy == MirrorPolicy::Host && !is_host_space<Space>())
     throw std::logic_error("the host mirror policy needs a host execution space");
+  if (!policy_runs_on(spec.policy, is_host_space<Space>()))
+    throw std::logic_error("the " + std::string(to_string(spec.policy)) + " policy needs a device execution space");
 
   Measurement m;
   m.spec = spec;
@@ -51,6 +63,7 @@ Measurement measure(Kernel& kernel, const Space& space, const MeasurementSpec& s
   const std::vector<Transferable*> inputs = kernel.inputs();
   const std::vector<Transferable*> outputs = kernel.outputs();
   m.mirrors_alias = detail::moved_bytes(inputs) + detail::moved_bytes(outputs) == 0;
+  m.host_mirrors = detail::host_mirrors(inputs, outputs);
 
   Kokkos::Timer timer;
   auto timed = [&](auto&& work) {

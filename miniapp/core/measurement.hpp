@@ -74,6 +74,7 @@ struct Measurement {
   std::size_t bytes_to_host_per_iteration = 0;
   std::size_t bytes_one_time = 0;
   bool mirrors_alias = false;  // host space: mirror is the device allocation, copies move nothing
+  std::string host_mirrors;    // "alias", "pageable" or "pinned" (page-locked: copy-every-iteration-pinned)
   WorkEstimate work;
   Verification verification;
   // Device spaces only: the GPU's energy, power and utilisation over the timed repetitions (their

@@ -278,6 +278,7 @@ std::string to_json(const RunRecord& run) {
     j.end_object();
     j.key("transfers").begin_object();
     j.field("mirrors_alias", m.mirrors_alias);
+    j.field("host_mirrors", m.host_mirrors);
     j.field("bytes_to_device_per_iteration", static_cast<std::uint64_t>(m.bytes_to_device_per_iteration));
     j.field("bytes_to_host_per_iteration", static_cast<std::uint64_t>(m.bytes_to_host_per_iteration));
     j.field("bytes_one_time", static_cast<std::uint64_t>(m.bytes_one_time));

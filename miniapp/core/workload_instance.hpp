@@ -14,7 +14,9 @@ Measurement Instances<W, Space>::run(const MeasurementSpec& spec, const typename
                 "Kernel<Scalar, Space> must provide inputs()/outputs()/generate_inputs/compute/work/verify on every space");
   auto measure_in = [&](auto scalar) {
     using Scalar = decltype(scalar);
-    // The kernel, and with it every View, lives only for this measurement.
+    // The kernel, and with it every View, lives only for this measurement; its Fields' host
+    // mirrors are page-locked when the policy asks for it.
+    const ScopedHostMirrors mirrors(pins_host_mirrors(spec.policy) ? HostMirrors::Pinned : HostMirrors::Pageable);
     typename W::template Kernel<Scalar, Space> kernel(params, spec.variant, spec.size);
     return measure(kernel, Space(), spec);
   };

@@ -29,7 +29,7 @@ import synthetic  # noqa: E402
 MINIAPP = ""
 SOURCE = ""
 HOST_POLICY_ORDER = ["host", "all-resident", "inputs-resident", "copy-every-iteration"]
-DEVICE_POLICIES = ["all-resident", "inputs-resident", "copy-every-iteration"]
+DEVICE_POLICIES = ["all-resident", "inputs-resident", "copy-every-iteration", "copy-every-iteration-pinned"]
 
 
 _CALIBRATION_CACHE = []
@@ -449,6 +449,28 @@ class Advisor(ReportChecks):
         # Never in the recommendation: it stays the measured one.
         rec = [r for r in advice["recommendations"] if r["case"] == "synthetic-crossover"][0]
         self.assertNotIn("pinned", rec["text"])
+        # Measured through pinned mirrors too (copy-every-iteration-pinned): each prediction row
+        # carries the measurement, the crossover is a measured one, and the recommendation says
+        # where it pays.
+        measured_pinned = {n: 1.1 * expected[n] for n in synthetic.SIZES}
+        doc["measurements"] += [
+            synthetic.measurement("synthetic-crossover", "distance", "direct", n, "float32", "cuda",
+                                  "copy-every-iteration-pinned", measured_pinned[n], synthetic.flops(n),
+                                  transfer_bytes=(12 * n, 4 * n * n), link_gbps=45.0, phases=(0.05, 0.9, 0.05))
+            for n in synthetic.SIZES]
+        text, advice = self.advise(doc)
+        g = self.group(advice, "synthetic-crossover", "direct")
+        [pp] = g["pinned_copy_prediction"]
+        for r in pp["rows"]:
+            self.assertAlmostEqual(r["measured_pinned_s"], measured_pinned[r["size"]], delta=1e-12)
+        wins = [measured_pinned[n] < synthetic.serial(n) for n in synthetic.SIZES]
+        first = next(n for i, n in enumerate(synthetic.SIZES) if all(wins[i:]))
+        pinned = self.crossing(g, "cuda (copying every iteration, pinned mirrors)")
+        self.assertEqual((pinned["status"], pinned["first_winning"]), ("from", first))
+        rec = [r for r in advice["recommendations"] if r["case"] == "synthetic-crossover"][0]
+        pays = [n for n in synthetic.SIZES if n >= 1000 and measured_pinned[n] < synthetic.serial(n)]
+        self.assertIn("; through pinned mirrors copying pays at n = " + ", ".join(map(str, pays)), rec["text"])
+        self.assertIn(f"measured through pinned mirrors {measured_pinned[4000] * 1e3:.3g} ms", text)
         # Without the probe's pinned figures, no prediction.
         doc.pop("calibration")
         _, advice = self.advise(doc)

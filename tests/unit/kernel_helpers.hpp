@@ -30,12 +30,13 @@ void run_once(Kernel<Scalar, Space>& k) {
   for (Transferable* f : k.outputs()) f->copy_to_host();
 }
 
-// The mirror policies the harness runs on this space (`host` only on host spaces).
+// The mirror policies the harness runs on this space (`host` only on host spaces, pinned
+// mirrors only on device spaces).
 template <class Space>
 std::vector<MirrorPolicy> policies_for() {
   std::vector<MirrorPolicy> out;
   for (MirrorPolicy p : kAllMirrorPolicies)
-    if (p != MirrorPolicy::Host || is_host_space<Space>()) out.push_back(p);
+    if (policy_runs_on(p, is_host_space<Space>())) out.push_back(p);
   return out;
 }
 

@@ -38,8 +38,43 @@ TEST(Deck, MinimalDeckOfThreeLinesGetsDefaults) {
   EXPECT_EQ(c.precisions, std::vector<Precision>{Precision::Float32});
   EXPECT_EQ(c.spaces, compiled_space_names());
   EXPECT_EQ(c.baseline, compiled_space_names().front());
-  EXPECT_EQ(c.policies.size(), 4u);
+  EXPECT_EQ(c.policies.size(), kAllMirrorPolicies.size());
   EXPECT_TRUE(c.verify);
+}
+
+TEST(Deck, PinnedMirrorsRunOnDeviceSpacesOnlyAndHostOnlyOnHostSpaces) {
+  const DeckResult r = load("cases:\n  - workload: distance\n    sizes: 10\n    policies: all\n");
+  ASSERT_TRUE(r.deck);
+  for (const MeasurementSpec& m : expand(*r.deck)) {
+    const bool host = is_host_space_name(m.space);
+    EXPECT_FALSE(m.policy == MirrorPolicy::CopyEveryIterationPinned && host) << m.space;
+    EXPECT_FALSE(m.policy == MirrorPolicy::Host && !host) << m.space;
+  }
+  for (const std::string& space : compiled_space_names()) {
+    const auto runs = [&](MirrorPolicy p) {
+      for (const MeasurementSpec& m : expand(*r.deck))
+        if (m.space == space && m.policy == p) return true;
+      return false;
+    };
+    EXPECT_EQ(runs(MirrorPolicy::CopyEveryIterationPinned), !is_host_space_name(space)) << space;
+    EXPECT_TRUE(runs(MirrorPolicy::CopyEveryIteration)) << space;
+  }
+  EXPECT_EQ(parse_mirror_policy("copy-every-iteration-pinned"), MirrorPolicy::CopyEveryIterationPinned);
+  EXPECT_TRUE(copies_inputs_every_iteration(MirrorPolicy::CopyEveryIterationPinned));
+  EXPECT_TRUE(copies_outputs_every_iteration(MirrorPolicy::CopyEveryIterationPinned));
+  EXPECT_FALSE(pins_host_mirrors(MirrorPolicy::CopyEveryIteration));
+
+  // A case whose spaces take none of its policies is refused, not run as nothing.
+  const std::string host = compiled_space_names().front();  // serial or openmp: always a host space
+  const DeckResult none =
+      load("cases:\n  - workload: distance\n    sizes: 10\n    spaces: [" + host + "]\n    policies: [copy-every-iteration-pinned]\n");
+  EXPECT_FALSE(none.deck);
+  ASSERT_EQ(none.diagnostics.all().size(), 1u);
+  EXPECT_EQ(none.diagnostics.all()[0].path, "cases[0].policies");
+  EXPECT_NE(none.diagnostics.all()[0].message.find("no measurement to run"), std::string::npos)
+      << none.diagnostics.all()[0].message;
+  EXPECT_TRUE(load("cases:\n  - workload: distance\n    sizes: 10\n    spaces: [" + host +
+                   "]\n    policies: [host, copy-every-iteration-pinned]\n").deck);
 }
 
 TEST(Deck, SizesAcceptListGeometricAndArithmeticRanges) {

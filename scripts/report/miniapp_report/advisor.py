@@ -415,7 +415,8 @@ def _groups(points: List[Point]) -> Dict[Tuple, List[Point]]:
 
 
 def pinned_copy_prediction(space: str, copying: Dict[int, Point], calibration: Dict[str, dict],
-                           host_times: Dict[int, float]) -> Optional[dict]:
+                           host_times: Dict[int, float], measured_pinned: Optional[Dict[int, float]] = None
+                           ) -> Optional[dict]:
     """Copying every iteration through pinned host memory, from a measured copy-every-iteration run
     (pageable mirrors) and the calibration probe's pinned link: the measured time with its copy
     phases replaced by the bytes copied over the pinned rate of each direction. A prediction from
@@ -430,7 +431,7 @@ def pinned_copy_prediction(space: str, copying: Dict[int, Point], calibration: D
         predicted = rest + p.bytes_to_device / (to_device * 1e9) + p.bytes_to_host / (to_host * 1e9)
         rows.append({"size": n, "measured_s": p.total, "measured_copies_s": p.to_device + p.to_host,
                      "bytes_to_device": p.bytes_to_device, "bytes_to_host": p.bytes_to_host,
-                     "predicted_s": predicted})
+                     "predicted_s": predicted, "measured_pinned_s": (measured_pinned or {}).get(n)})
     cross = crossover(f"{space} (copying every iteration through pinned memory, predicted)",
                       {r["size"]: r["predicted_s"] for r in rows}, "the best host space (measured)", host_times)
     return {"space": space, "pinned_to_device_GBps": float(to_device), "pinned_to_host_GBps": float(to_host),
@@ -501,6 +502,10 @@ def analyse_group(key: Tuple, points: List[Point], link: Link, profile: Optional
         if "all-resident" in policies:
             crossovers.append(crossover(f"{space} (data resident)", policies["all-resident"], "the best host space",
                                         host_times, spread(f"{space} all-resident", host_label)))
+        if "copy-every-iteration-pinned" in policies:
+            crossovers.append(crossover(f"{space} (copying every iteration, pinned mirrors)",
+                                        policies["copy-every-iteration-pinned"], "the best host space", host_times,
+                                        spread(f"{space} copy-every-iteration-pinned", host_label)))
         if "copy-every-iteration" in policies:
             crossovers.append(crossover(f"{space} (copying every iteration)", policies["copy-every-iteration"],
                                         "the best host space", host_times,
@@ -659,7 +664,8 @@ def analyse_group(key: Tuple, points: List[Point], link: Link, profile: Optional
     pinned = []
     for space in sorted(device):
         copying = {n: device_points[(space, "copy-every-iteration", n)] for n in device[space].get("copy-every-iteration", {})}
-        pr = pinned_copy_prediction(space, copying, calibration or {}, host_times)
+        pr = pinned_copy_prediction(space, copying, calibration or {}, host_times,
+                                    device[space].get("copy-every-iteration-pinned"))
         if pr:
             pinned.append(pr)
 
@@ -720,6 +726,7 @@ def recommend(case: str, precision: str, generate: str, groups: List[GroupAdvice
     spread of the two medians (their larger standard deviation): noise does not split a range."""
     candidates: Dict[int, List[Tuple[float, float, str, str, str]]] = {}  # n -> (s, stddev, variant, where, kind)
     copy_vs_host: Dict[str, Dict[int, Tuple[float, float]]] = {}
+    pinned_vs_host: Dict[str, Dict[int, Tuple[float, float]]] = {}
     for g in groups:
         for label, times in g.host_times.items():
             for n, t in times.items():
@@ -728,11 +735,12 @@ def recommend(case: str, precision: str, generate: str, groups: List[GroupAdvice
             for n, t in policies.get("all-resident", {}).items():
                 candidates.setdefault(n, []).append((t, g.stddev.get((f"{space} all-resident", n), 0.0), g.variant,
                                                      space, "device"))
-            for n, t in policies.get("copy-every-iteration", {}).items():
-                if n in g.best_host:
-                    prev = copy_vs_host.setdefault(space, {}).get(n)
-                    if prev is None or t < prev[0]:
-                        copy_vs_host[space][n] = (t, g.best_host[n][0])
+            for policy, table in (("copy-every-iteration", copy_vs_host), ("copy-every-iteration-pinned", pinned_vs_host)):
+                for n, t in policies.get(policy, {}).items():
+                    if n in g.best_host:
+                        prev = table.setdefault(space, {}).get(n)
+                        if prev is None or t < prev[0]:
+                            table[space][n] = (t, g.best_host[n][0])
     winners: Dict[int, Tuple[float, str, str, str]] = {}   # n -> (seconds, variant, where, kind)
     previous = None
     for n in sorted(candidates):
@@ -764,6 +772,11 @@ def recommend(case: str, precision: str, generate: str, groups: List[GroupAdvice
                 text += ", data resident only (copying every iteration loses to the host here)"
             else:
                 text += f", data resident (copying every iteration also pays at n = {', '.join(map(str, pays))})"
+            pinned = {m: v for m, v in pinned_vs_host.get(where, {}).items() if lo <= m <= hi}
+            if pinned:
+                pays = sorted(m for m, (tc, th) in pinned.items() if tc < th)
+                text += (f"; through pinned mirrors copying pays at n = {', '.join(map(str, pays))}" if pays
+                         else "; through pinned mirrors copying still loses")
         parts.append(text)
     has_device = any(g.device for g in groups)
     if not has_device:
@@ -980,7 +993,10 @@ def to_text(advice: Advice, rs: ResultSet) -> str:
             keep = set(_spread_out([r["size"] for r in pp["rows"]]))
             keep.update(n for n in (cross.last_losing, cross.first_winning) if n is not None)
             w("    " + ", ".join(f"n={r['size']}: measured {_s(r['measured_s'])} (copies {_s(r['measured_copies_s'])}), "
-                                 f"predicted {_s(r['predicted_s'])}" for r in pp["rows"] if r["size"] in keep))
+                                 f"predicted {_s(r['predicted_s'])}"
+                                 + (f", measured through pinned mirrors {_s(r['measured_pinned_s'])}"
+                                    if r.get("measured_pinned_s") else "")
+                                 for r in pp["rows"] if r["size"] in keep))
             w("    " + cross.text())
         pr = g.prediction
         if pr:

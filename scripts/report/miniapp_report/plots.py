@@ -17,7 +17,8 @@ from .results import DEVICE_POLICIES, Point, ResultSet, host_representative
 
 PHASES = [("to_device", "host -> device", "#d62728"), ("compute", "compute", "#1f77b4"),
           ("to_host", "device -> host", "#ff7f0e")]
-POLICY_STYLE = {"all-resident": "--", "inputs-resident": "-.", "copy-every-iteration": ":"}
+POLICY_STYLE = {"all-resident": "--", "inputs-resident": "-.", "copy-every-iteration": ":",
+                "copy-every-iteration-pinned": (0, (5, 1, 1, 1, 1, 1))}
 CROSSOVER_COLORS = ["#444444", "#8c564b", "#7f7f7f", "#bcbd22"]
 
 

@@ -21,7 +21,8 @@ HOST_SPACE_NAMES = {"serial", "openmp", "threads"}
 
 # Host policies alias one another on a host space; the first present stands for the space.
 HOST_POLICY_ORDER = ["host", "all-resident", "inputs-resident", "copy-every-iteration"]
-DEVICE_POLICIES = ["all-resident", "inputs-resident", "copy-every-iteration"]
+# copy-every-iteration-pinned runs on device spaces only (its host mirrors are page-locked).
+DEVICE_POLICIES = ["all-resident", "inputs-resident", "copy-every-iteration", "copy-every-iteration-pinned"]
 
 
 class InputError(Exception):
