@@ -24,22 +24,25 @@ set -uo pipefail
 
 usage_error() { echo "tune-gemm-tiles: $*" >&2; exit 2; }
 
-MINIAPP=""; SPACE=cuda; SIZE=2048; MS=32,64,128; NS=32,64,128; KS=8,16,32; PRECISIONS=float32,float64; OUT=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
-    --space|--size|--m|--n|--k|--precision|--output)
-      [ $# -ge 2 ] || usage_error "$1 needs a value"
-      case "$1" in
-        --space) SPACE=$2 ;; --size) SIZE=$2 ;; --m) MS=$2 ;; --n) NS=$2 ;; --k) KS=$2 ;;
-        --precision) PRECISIONS=$2 ;; --output) OUT=$2 ;;
-      esac
-      shift ;;
-    -*) usage_error "unknown option '$1' (try --help)" ;;
-    *) [ -z "$MINIAPP" ] || usage_error "more than one binary given"; MINIAPP=$1 ;;
-  esac
-  shift
+# Every option takes a value: its name (without the dashes) keys the table of defaults.
+declare -A OPT=([space]=cuda [size]=2048 [m]=32,64,128 [n]=32,64,128 [k]=8,16,32 [precision]=float32,float64 [output]="")
+MINIAPP=""
+for ((i = 1; i <= $#; i++)); do
+  arg=${!i}
+  if [ "$arg" = -h ] || [ "$arg" = --help ]; then
+    awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0
+  elif [[ "$arg" == --* ]]; then
+    key=${arg#--}
+    [ -n "${OPT[$key]+set}" ] || usage_error "unknown option '$arg' (try --help)"
+    ((i++)); [ "$i" -le $# ] || usage_error "$arg needs a value"
+    OPT[$key]=${!i}
+  elif [[ "$arg" == -* ]]; then
+    usage_error "unknown option '$arg' (try --help)"
+  else
+    [ -z "$MINIAPP" ] || usage_error "more than one binary given"; MINIAPP=$arg
+  fi
 done
+SPACE=${OPT[space]} SIZE=${OPT[size]} MS=${OPT[m]} NS=${OPT[n]} KS=${OPT[k]} PRECISIONS=${OPT[precision]} OUT=${OPT[output]}
 [ -n "$MINIAPP" ] || usage_error "no mini-app binary given (try --help)"
 [ -x "$MINIAPP" ] || usage_error "$MINIAPP is not an executable"
 [[ "$SIZE" =~ ^[1-9][0-9]*$ ]] || usage_error "--size must be a positive integer, not '$SIZE'"

@@ -80,6 +80,18 @@ struct Unconstructible : Doubling {
   struct Kernel {};
 };
 
+// A measurement of the doubling workload on `space`.
+MeasurementSpec doubling_spec(std::size_t size, const std::string& space, MirrorPolicy policy) {
+  MeasurementSpec spec;
+  spec.workload = "doubling";
+  spec.variant = "plain";
+  spec.size = size;
+  spec.space = space;
+  spec.policy = policy;
+  spec.precision = Precision::Float64;
+  return spec;
+}
+
 }  // namespace contract_examples
 
 using namespace contract_examples;
@@ -87,13 +99,7 @@ using namespace contract_examples;
 TEST(WorkloadContract, TheSmallestWorkloadMeetsItAndRuns) {
   static_assert(contract::check<Doubling>());
   using Host = Kokkos::DefaultHostExecutionSpace;
-  MeasurementSpec spec;
-  spec.workload = "doubling";
-  spec.variant = "plain";
-  spec.size = 100;
-  spec.space = space_name<Host>();
-  spec.policy = MirrorPolicy::Host;
-  spec.precision = Precision::Float64;
+  const MeasurementSpec spec = doubling_spec(100, space_name<Host>(), MirrorPolicy::Host);
   const Measurement m = Instances<Doubling, Host>::run(spec, Doubling::Params{});
   EXPECT_TRUE(m.verification.passed) << m.verification.detail;
   EXPECT_EQ(m.seconds.compute.size(), static_cast<std::size_t>(spec.repetitions));
@@ -160,12 +166,7 @@ TYPED_TEST(HostMirrorsTest, FieldsBuiltUnderThePinnedScopeHavePageLockedMirrorsO
 
 TYPED_TEST(HostMirrorsTest, EveryPolicyRecordsWhatItsMirrorsWere) {
   using Space = TypeParam;
-  MeasurementSpec spec;
-  spec.workload = "doubling";
-  spec.variant = "plain";
-  spec.size = 1000;
-  spec.space = space_name<Space>();
-  spec.precision = Precision::Float64;
+  MeasurementSpec spec = doubling_spec(1000, space_name<Space>(), MirrorPolicy::Host);
   spec.warmup = 1;
   spec.repetitions = 2;
   for (MirrorPolicy policy : miniapp::testing::policies_for<Space>()) {
