@@ -101,7 +101,11 @@ class Field final : public Transferable {
       if (separate && host_mirrors_for_new_fields() == HostMirrors::Pinned) {
         pinned_ = Kokkos::View<value_type*, PinnedHostMemory>(
             Kokkos::view_alloc(Kokkos::WithoutInitializing, name_ + " (pinned mirror)"), device.span());
-        return host_view(Kokkos::view_wrap(pinned_.data()), device.layout());
+#if KOKKOS_VERSION >= 50000
+        return host_view(Kokkos::view_wrap(pinned_.data()), device.layout());  // no (pointer, layout) in 5
+#else
+        return host_view(pinned_.data(), device.layout());  // 3.4's view_wrap(pointer) does not compile
+#endif
       }
     }
     return Kokkos::create_mirror_view(device);
