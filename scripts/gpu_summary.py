@@ -427,7 +427,7 @@ def section_energy(run):
             if joules is not None and joules > 0 and seconds < 0.1:
                 steps.append(joules)
             # Under COARSE_WINDOW_S one update of the counter is a large share of the reading.
-            coarse = (lambda text: f"({text})" if text != "-" else text) if seconds < COARSE_WINDOW_S else str
+            coarse = lambda text: f"({text})" if seconds < COARSE_WINDOW_S and text != "-" else text
             rows.append([deck, str(m.get("case")), str(m.get("variant")), str(m.get("precision")), str(m.get("size")),
                          str(m.get("policy")), coarse(num(joules, ".4g")),
                          coarse(num(e.get("mean_power_watts"), ".4g")), num(e.get("gpu_utilization_percent"), ".3g"),
@@ -441,7 +441,6 @@ def section_energy(run):
         lines += ["", f"In parentheses: readings over windows shorter than {COARSE_WINDOW_S:g} s. The counter "
                       "advances in steps, one per update period of up to 100 ms, so a short window reads 0 or a "
                       f"whole step: read those as order of magnitude only.{step}"]
-    if rows:
         lines += ["", md_table(["deck", "case", "variant", "precision", "size", "policy", "J", "W", "util %",
                                 "seconds", "samples"], rows)]
     else:

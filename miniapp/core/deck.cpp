@@ -167,9 +167,10 @@ std::optional<CaseSpec> parse_case(const YAML::Node& node, std::size_t index, co
   if (spaces_node.IsScalar() && spaces_node.Scalar() == "all") c.spaces = compiled;
   else if (auto s = r.choices("spaces", kKnownSpaces, false)) c.spaces = *s;
   if (overrides.spaces) c.spaces = *overrides.spaces;
+  bool all_compiled = true;
   for (const std::string& s : c.spaces)
     if (std::find(compiled.begin(), compiled.end(), s) == compiled.end())
-      diag.error(r.node("spaces"), r.key_path("spaces"),
+      all_compiled = false, diag.error(r.node("spaces"), r.key_path("spaces"),
                  "execution space '" + s + "' is not compiled into this binary (compiled: " + join(compiled) + ")");
 
   c.baseline = c.spaces.empty() ? "" : c.spaces.front();
@@ -188,14 +189,11 @@ std::optional<CaseSpec> parse_case(const YAML::Node& node, std::size_t index, co
     for (const std::string& name : *p) c.policies.push_back(*parse_mirror_policy(name));
     // `host` runs on host spaces only and copy-every-iteration-pinned on device spaces only: a
     // case whose spaces take none of its policies would run nothing.
-    const bool compiled_only = std::all_of(c.spaces.begin(), c.spaces.end(), [&](const std::string& s) {
-      return std::find(compiled.begin(), compiled.end(), s) != compiled.end();
-    });
     const bool runs = std::any_of(c.spaces.begin(), c.spaces.end(), [&](const std::string& s) {
       return std::any_of(c.policies.begin(), c.policies.end(),
                          [&](MirrorPolicy m) { return policy_runs_on(m, is_host_space_name(s)); });
     });
-    if (compiled_only && !c.spaces.empty() && !c.policies.empty() && !runs)
+    if (all_compiled && !c.spaces.empty() && !c.policies.empty() && !runs)
       diag.error(r.node("policies"), r.key_path("policies"),
                  "no measurement to run: `host` runs on host spaces only and `copy-every-iteration-pinned` on "
                  "device spaces only, and this case's spaces are " + join(c.spaces));

@@ -4,6 +4,7 @@
 
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/sampling.hpp"
+#include "miniapp/core/spaces.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -96,9 +97,8 @@ class Field final : public Transferable {
   // page-locked memory that pinned_ owns (Kokkos' deep_copy then hands the runtime a page-locked
   // pointer, which it copies by DMA directly).
   host_view make_host_mirror() {
-    const bool separate = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
-    if constexpr (kHasPinnedHostMemory) {
-      if (separate && host_mirrors_for_new_fields() == HostMirrors::Pinned) {
+    if constexpr (kHasPinnedHostMemory && !is_host_space<Space>()) {
+      if (host_mirrors_for_new_fields() == HostMirrors::Pinned) {
         pinned_ = Kokkos::View<value_type*, PinnedHostMemory>(
             Kokkos::view_alloc(Kokkos::WithoutInitializing, name_ + " (pinned mirror)"), device.span());
 #if KOKKOS_VERSION >= 50000

@@ -448,8 +448,8 @@ def pinned_notes(groups: List["GroupAdvice"]) -> List[str]:
             pinned = Crossover(**pp["crossover"])
             measured = next((c for c in g.crossovers
                              if c.challenger == f"{pp['space']} (copying every iteration)"), None)
-            wins = lambda c: 0 if c is None else {"always": len(c.sizes), "never": 0}.get(
-                c.status, sum(1 for n in c.sizes if c.first_winning is not None and n >= c.first_winning))
+            # The sizes won for good: from first_winning on ("always": all of them; "never": none).
+            wins = lambda c: 0 if c is None or c.first_winning is None else sum(n >= c.first_winning for n in c.sizes)
             if wins(pinned) <= wins(measured):
                 continue
             where = ("at every measured size" if pinned.status == "always"
