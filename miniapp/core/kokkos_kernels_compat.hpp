@@ -8,8 +8,26 @@
 #if __has_include(<KokkosBatched_Gesv.hpp>)
 #include <KokkosBatched_Gesv.hpp>
 #endif
+#include <KokkosBlas2_gemv.hpp>
+#include <KokkosBlas3_gemm.hpp>
 
 namespace miniapp::compat {
+
+// C = alpha A B + beta C, no transposes, on the default instance of the views' space.
+// KokkosBlas::gemm from 3.5 on (4.5.1 and 4.7 included) hands a product whose B has one column
+// to gemv as the contiguous vectors (B.data(), B.extent(0)) and (C.data(), C.extent(0)) unless
+// B or C is LayoutStride. A column of a LayoutRight matrix is not contiguous, so gemv reads B's
+// first row and writes C's: the blocked LU then fails verification at orders one past a
+// multiple of its panel. Such a product goes to gemv here, its columns as strided vectors.
+template <class AView, class BView, class CView>
+void gemm_nn(typename AView::const_value_type& alpha, const AView& a, const BView& b,
+             typename CView::const_value_type& beta, const CView& c) {
+  if (b.extent(1) == 1 && c.extent(1) == 1) {
+    KokkosBlas::gemv("N", alpha, a, Kokkos::subview(b, Kokkos::ALL, 0), beta, Kokkos::subview(c, Kokkos::ALL, 0));
+    return;
+  }
+  KokkosBlas::gemm("N", "N", alpha, a, b, beta, c);
+}
 
 // A batched dense solve that pivots: KokkosBatched::SerialGesv (static pivoting: rows and
 // columns scaled and permuted before an unpivoted LU). Kokkos Kernels 3.4.01 has only the

@@ -144,6 +144,60 @@ TYPED_TEST(SolverTest, DenseBlockedZeroPivotInsideARecursiveSubPanelIsReported) 
   }
 }
 
+// Orders one past a multiple of a panel or of a recursive half leave a trailing update of one
+// column: C and B are then columns of the LayoutRight work matrix, which Kokkos Kernels >= 3.5
+// once handed to gemv as contiguous vectors (scaled residuals of 10^12 at n = 17 and 33).
+TYPED_TEST(SolverTest, DenseBlockedOrdersOnePastAPanelVerify) {
+  using Space = TypeParam;
+  const std::pair<int, std::size_t> cases[] = {{64, 17}, {64, 33}, {64, 65}, {16, 49}, {32, 97}, {4, 9}};
+  for (const auto& [block_size, n] : cases) {
+    solver::Kernel<double, Space> k(params(2, block_size), "dense-blocked", n);
+    const Measurement m = measure(k, Space(), spec_for(MirrorPolicy::AllResident));
+    EXPECT_TRUE(m.verification.passed) << "block_size " << block_size << ", n " << n << ": " << m.verification.detail;
+  }
+}
+
+// The batched variants on orders 1 to 40 and on every order the random decks draw, float32 and
+// float64, random and diagonally dominant: each must pass LAPACK's residual test.
+TYPED_TEST(SolverTest, EveryBatchedVariantVerifiesOnEveryOrderTheDecksDraw) {
+  using Space = TypeParam;
+  std::vector<std::size_t> orders = {63, 64, 65, 127, 128, 129};
+  for (std::size_t n = 1; n <= 40; ++n) orders.push_back(n);
+  for (const std::string& variant : runnable_variants()) {
+    if (variant == "dense-blocked") continue;
+    for (const std::size_t n : orders) {
+      if (variant == "batched-team" && n > solver::largest_team_system<double, Space>(1)) continue;
+      for (auto kind : {solver::MatrixKind::Random, solver::MatrixKind::DiagonallyDominant}) {
+        solver::Kernel<double, Space> k64(params(16, 64, kind), variant, n);
+        const Measurement m64 = measure(k64, Space(), spec_for(MirrorPolicy::AllResident));
+        EXPECT_TRUE(m64.verification.passed) << variant << " float64 n " << n << ": " << m64.verification.detail;
+        solver::Kernel<float, Space> k32(params(16, 64, kind), variant, n);
+        const Measurement m32 = measure(k32, Space(), spec_for(MirrorPolicy::AllResident));
+        EXPECT_TRUE(m32.verification.passed) << variant << " float32 n " << n << ": " << m32.verification.detail;
+      }
+    }
+  }
+}
+
+// A zero row is singular whatever the pivoting; every variant says so without producing inf or NaN.
+TYPED_TEST(SolverTest, ZeroRowIsReportedSingularByEveryVariant) {
+  using Space = TypeParam;
+  for (const std::string& variant : runnable_variants()) {
+    solver::Kernel<double, Space> k(params(3, 4), variant, 10);
+    k.generate_inputs(9);
+    for (int j = 0; j < 10; ++j) k.matrices().host(1, 6, j) = 0;
+    run_once(k);
+    EXPECT_NE(k.info().host(1), 0) << variant;
+    EXPECT_EQ(k.info().host(0), 0) << variant;
+    EXPECT_EQ(k.info().host(2), 0) << variant;
+    for (int i = 0; i < 10; ++i) EXPECT_TRUE(std::isfinite(k.solutions().host(1, i))) << variant;
+    const Verification v = k.verify(std::nullopt);
+    EXPECT_FALSE(v.passed) << variant;
+    EXPECT_NE(v.detail.find("system 1 is singular"), std::string::npos) << variant << ": " << v.detail;
+    EXPECT_NE(v.detail.find("1 singular"), std::string::npos) << variant << ": " << v.detail;
+  }
+}
+
 TYPED_TEST(SolverTest, SinglePrecisionPasses) {
   using Space = TypeParam;
   for (const std::string& variant : runnable_variants()) {
@@ -234,13 +288,17 @@ TYPED_TEST(SolverTest, ComputeLeavesInputsUnchanged) {
     solver::Kernel<double, Space> k(params(2), variant, 9);
     k.generate_inputs(11);
     const auto a0 = Kokkos::create_mirror(k.matrices().host);
+    const auto b0 = Kokkos::create_mirror(k.rhs().host);
     Kokkos::deep_copy(a0, k.matrices().host);
+    Kokkos::deep_copy(b0, k.rhs().host);
     run_once(k);
     run_once(k);
     for (Transferable* f : k.inputs()) f->copy_to_host();
     for (std::size_t s = 0; s < 2; ++s)
-      for (std::size_t i = 0; i < 9; ++i)
+      for (std::size_t i = 0; i < 9; ++i) {
         for (std::size_t j = 0; j < 9; ++j) ASSERT_EQ(k.matrices().host(s, i, j), a0(s, i, j)) << variant;
+        ASSERT_EQ(k.rhs().host(s, i), b0(s, i)) << variant << " b" << i;
+      }
     EXPECT_TRUE(k.verify(std::nullopt).passed) << variant;
   }
 }

@@ -8,10 +8,9 @@
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/interruption.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/kokkos_kernels_compat.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/workloads/solver/kernels.hpp"
-
-#include <KokkosBlas3_gemm.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -190,15 +189,15 @@ void swap_rows(const Space& space, const Work<Scalar, Space>& w, int j0, int j1,
       });
 }
 
-// A(r0:r1, c0:c1) -= A(r0:r1, k0:k1) A(k0:k1, c0:c1). KokkosBlas::gemm of these versions runs on
-// the default instance of the space.
+// A(r0:r1, c0:c1) -= A(r0:r1, k0:k1) A(k0:k1, c0:c1), on the default instance of the space
+// (compat::gemm_nn: KokkosBlas::gemm, or gemv for one column).
 template <class Scalar, class Space>
 void update(const Space&, const Work<Scalar, Space>& w, int r0, int r1, int k0, int k1, int c0, int c1) {
   using Range = Kokkos::pair<int, int>;
   if (r1 <= r0 || c1 <= c0 || k1 <= k0) return;
-  KokkosBlas::gemm("N", "N", Scalar(-1), Kokkos::subview(w.lu, Range(r0, r1), Range(k0, k1)),
-                   Kokkos::subview(w.lu, Range(k0, k1), Range(c0, c1)), Scalar(1),
-                   Kokkos::subview(w.lu, Range(r0, r1), Range(c0, c1)));
+  compat::gemm_nn(Scalar(-1), Kokkos::subview(w.lu, Range(r0, r1), Range(k0, k1)),
+                  Kokkos::subview(w.lu, Range(k0, k1), Range(c0, c1)), Scalar(1),
+                  Kokkos::subview(w.lu, Range(r0, r1), Range(c0, c1)));
 }
 
 // A(r0:r1, c0:c1) = L(r0:r1, r0:r1)^-1 A(r0:r1, c0:c1), L unit lower triangular: recursively

@@ -76,7 +76,8 @@ class Batched : public Systems<Scalar, Space> {
     if (variant_ == Variant::BatchedTeam)
       if (const auto why = team_scratch_refusal<Scalar, Space>(n)) throw std::invalid_argument(*why);
     lu_ = Kokkos::View<Scalar***, BatchLayout, Device>("solver::lu", thread || gesv ? p.systems : 0, n, n);
-    rhs_ = Kokkos::View<Scalar**, BatchLayout, Device>("solver::rhs", thread ? p.systems : 0, n);
+    rhs_ = Kokkos::View<Scalar**, BatchLayout, Device>("solver::rhs", thread || gesv ? p.systems : 0, n);
+    correction_ = Kokkos::View<Scalar**, BatchLayout, Device>("solver::correction", gesv ? p.systems : 0, n);
     gesv_work_ = Kokkos::View<Scalar***, BatchLayout, Device>("solver::gesv-work", gesv ? p.systems : 0, n, n + 4);
   }
 
@@ -87,7 +88,7 @@ class Batched : public Systems<Scalar, Space> {
     const auto& info = this->info_.device;
     switch (variant_) {
       case Variant::BatchedTeam: return batched_team(space, a, b, x, info);
-      case Variant::BatchedKokkosKernels: return batched_kokkos_kernels(space, a, b, x, info, lu_, gesv_work_);
+      case Variant::BatchedKokkosKernels: return batched_kokkos_kernels(space, a, b, x, info, lu_, rhs_, correction_, gesv_work_);
       default: return batched_thread(space, a, b, x, info, lu_, rhs_);
     }
   }
@@ -96,6 +97,7 @@ class Batched : public Systems<Scalar, Space> {
   Variant variant_;
   Kokkos::View<Scalar***, BatchLayout, Device> lu_;
   Kokkos::View<Scalar**, BatchLayout, Device> rhs_;
+  Kokkos::View<Scalar**, BatchLayout, Device> correction_;
   Kokkos::View<Scalar***, BatchLayout, Device> gesv_work_;
 };
 
