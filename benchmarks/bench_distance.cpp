@@ -45,7 +45,8 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
     benchmark::RegisterBenchmark(("fill/float32/" + s).c_str(), fill<float, Space>)
         ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
     for (const VariantInfo& v : distance::DistanceWorkload::variants())
-      benchmark::RegisterBenchmark(("distance-" + v.name + "/float32/" + s).c_str(),
+      if (v.unavailable_reason.empty())
+        benchmark::RegisterBenchmark(("distance-" + v.name + "/float32/" + s).c_str(),
                                    [name = v.name](benchmark::State& st) { distance_matrix<float, Space>(st, name); })
           ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
   });

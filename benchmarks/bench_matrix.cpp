@@ -102,6 +102,7 @@ MINIAPP_BENCHMARKS(register_matrix_benchmarks) {
                                  [](benchmark::State& st) { elementwise<float, Space>(st, matrix::Operation::Power); })
         ->Arg(kElementwiseColumns)->UseManualTime()->Unit(benchmark::kMillisecond);
     for (const char* variant : {"gemm-naive", "gemm-tiled", "gemm-kokkos-kernels"}) {
+      if (std::string(variant) == "gemm-kokkos-kernels" && !compat::kHasKokkosKernels) continue;
       // The naive kernel takes seconds at 1024; at 512 it still shows its rate.
       const std::int64_t size = std::string(variant) == "gemm-naive" ? kGemmSize / 2 : kGemmSize;
       benchmark::RegisterBenchmark(("matrix-" + std::string(variant) + "/float64/" + s).c_str(),

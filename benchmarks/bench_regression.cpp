@@ -84,7 +84,8 @@ void register_for_precision(const std::string& precision) {
     shapes(benchmark::RegisterBenchmark(("regression-stream-read/" + precision + "/" + s).c_str(),
                                         stream_read<Scalar, Space>));
     for (const VariantInfo& v : regression::RegressionWorkload::variants())
-      shapes(benchmark::RegisterBenchmark(
+      if (v.unavailable_reason.empty())
+        shapes(benchmark::RegisterBenchmark(
           ("regression-" + v.name + "/" + precision + "/" + s).c_str(),
           [name = v.name](benchmark::State& st) { gradient_steps<Scalar, Space>(st, name); }));
   });

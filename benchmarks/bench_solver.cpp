@@ -100,9 +100,10 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
       for (const auto& args : batched) b->Args(args);
       b->UseManualTime()->Unit(benchmark::kMillisecond);
     }
-    benchmark::RegisterBenchmark(("solver-dense-blocked/float64/" + s).c_str(),
-                                 [](benchmark::State& st) { solver_variant<Space>(st, "dense-blocked"); })
-        ->Args(dense)->Args({2048, 1, 64})->Args({2048, 1, 256})->UseManualTime()->Unit(benchmark::kMillisecond);
+    if (compat::kHasKokkosKernels)
+      benchmark::RegisterBenchmark(("solver-dense-blocked/float64/" + s).c_str(),
+                                   [](benchmark::State& st) { solver_variant<Space>(st, "dense-blocked"); })
+          ->Args(dense)->Args({2048, 1, 64})->Args({2048, 1, 256})->UseManualTime()->Unit(benchmark::kMillisecond);
 #if defined(MINIAPP_HAVE_HOST_BLAS)
     if constexpr (is_host_space<Space>()) {
       auto* b = benchmark::RegisterBenchmark(("lapack-dgesv/float64/" + s).c_str(), lapack_dgesv<Space>);

@@ -7,21 +7,53 @@ add_library(miniapp_kokkos INTERFACE)
 target_link_libraries(miniapp_kokkos INTERFACE Kokkos::kokkos)
 add_library(miniapp::kokkos ALIAS miniapp_kokkos)
 
+# Kokkos Kernels is optional: without it (Debian's Kokkos 5 has none, nor do some sites) the
+# variants that call it are absent, `--list` says why and a deck that asks for one is refused.
+# MINIAPP_WITH_KOKKOS_KERNELS=AUTO (default) uses it where found, ON requires it, OFF leaves it out.
 # Standalone Kokkos Kernels exports Kokkos::kokkoskernels; bundled with Trilinos it exports
 # KokkosKernels::all_libs (newer) or KokkosKernels::kokkoskernels.
-find_package(KokkosKernels REQUIRED)
+set(MINIAPP_WITH_KOKKOS_KERNELS AUTO CACHE STRING "Use Kokkos Kernels: AUTO (where found), ON (required), OFF")
+set_property(CACHE MINIAPP_WITH_KOKKOS_KERNELS PROPERTY STRINGS AUTO ON OFF)
 add_library(miniapp_kokkoskernels INTERFACE)
-foreach(candidate Kokkos::kokkoskernels KokkosKernels::all_libs KokkosKernels::kokkoskernels)
-  if(TARGET ${candidate})
-    target_link_libraries(miniapp_kokkoskernels INTERFACE ${candidate})
-    set(MINIAPP_KOKKOSKERNELS_TARGET ${candidate})
-    break()
-  endif()
-endforeach()
-if(NOT MINIAPP_KOKKOSKERNELS_TARGET)
-  message(FATAL_ERROR "KokkosKernels was found in ${KokkosKernels_DIR} but exports none of "
-                      "Kokkos::kokkoskernels, KokkosKernels::all_libs, KokkosKernels::kokkoskernels")
+set(MINIAPP_HAVE_KOKKOS_KERNELS 0)
+if(MINIAPP_WITH_KOKKOS_KERNELS STREQUAL "ON")
+  find_package(KokkosKernels REQUIRED)
+elseif(MINIAPP_WITH_KOKKOS_KERNELS STREQUAL "AUTO")
+  find_package(KokkosKernels QUIET)
 endif()
+if(KokkosKernels_FOUND AND NOT MINIAPP_WITH_KOKKOS_KERNELS STREQUAL "OFF")
+  foreach(candidate Kokkos::kokkoskernels KokkosKernels::all_libs KokkosKernels::kokkoskernels)
+    if(TARGET ${candidate})
+      target_link_libraries(miniapp_kokkoskernels INTERFACE ${candidate})
+      set(MINIAPP_KOKKOSKERNELS_TARGET ${candidate})
+      break()
+    endif()
+  endforeach()
+  if(NOT MINIAPP_KOKKOSKERNELS_TARGET)
+    message(FATAL_ERROR "KokkosKernels was found in ${KokkosKernels_DIR} but exports none of "
+                        "Kokkos::kokkoskernels, KokkosKernels::all_libs, KokkosKernels::kokkoskernels")
+  endif()
+  set(MINIAPP_HAVE_KOKKOS_KERNELS 1)
+  # Trilinos' bundled Kokkos Kernels sets no KokkosKernels_VERSION: read its config header.
+  if(NOT KokkosKernels_VERSION)
+    find_file(_miniapp_kk_config KokkosKernels_config.h
+      HINTS ${KokkosKernels_DIR}/../../../include ${KokkosKernels_DIR}/../../../include/trilinos
+      PATH_SUFFIXES trilinos NO_CACHE)
+    if(_miniapp_kk_config)
+      file(STRINGS ${_miniapp_kk_config} _kk_version REGEX "^#define KOKKOSKERNELS_VERSION [0-9]+")
+      if(_kk_version MATCHES "([0-9]+)$")
+        math(EXPR _kk_major "${CMAKE_MATCH_1} / 10000")
+        math(EXPR _kk_minor "${CMAKE_MATCH_1} / 100 % 100")
+        math(EXPR _kk_patch "${CMAKE_MATCH_1} % 100")
+        set(KokkosKernels_VERSION "${_kk_major}.${_kk_minor}.${_kk_patch}")
+      endif()
+    endif()
+  endif()
+else()
+  set(KokkosKernels_VERSION "none")
+  set(MINIAPP_KOKKOSKERNELS_TARGET "nothing (not found or MINIAPP_WITH_KOKKOS_KERNELS=OFF: its variants are absent)")
+endif()
+target_compile_definitions(miniapp_kokkoskernels INTERFACE MINIAPP_HAVE_KOKKOS_KERNELS=${MINIAPP_HAVE_KOKKOS_KERNELS})
 add_library(miniapp::kokkoskernels ALIAS miniapp_kokkoskernels)
 
 # yaml-cpp 0.7 exports `yaml-cpp`, 0.8 `yaml-cpp::yaml-cpp`.

@@ -7,9 +7,9 @@
 #include "miniapp/core/interrupt.hpp"
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/kokkos_kernels_compat.hpp"
 #include "miniapp/core/spaces.hpp"
-
-#include <KokkosBlas3_gemm.hpp>
+#include "miniapp/workloads/matrix/gemm_tiled.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -219,6 +219,7 @@ class Prober {
 
   // KokkosBlas::gemm on Views of this space, as the matrix and distance workloads call it: with
   // the vendor BLAS enabled this is cuBLAS/rocBLAS/host BLAS, else Kokkos Kernels' own kernel.
+  // A build without Kokkos Kernels measures the mini-app's gemm-tiled instead, and says so.
   template <class Scalar>
   void gemm(SpaceCalibration& c, const std::string& precision, std::vector<std::string>& checked) {
     using Matrix = Kokkos::View<Scalar**, Kokkos::LayoutRight, Memory>;
@@ -235,8 +236,11 @@ class Prober {
       result = Matrix("calibration::gemm_c", n, n);
       kernels::fill_gemm_operands<Space, Scalar>(space_, a, b);
       auto call = [&] {
-        KokkosBlas::gemm("N", "N", Scalar(1), ConstOperand(a.data(), n, n), ConstOperand(b.data(), n, n), Scalar(0),
-                         Result(result.data(), n, n));
+        if constexpr (compat::kHasKokkosKernels)
+          compat::gemm("N", "N", Scalar(1), ConstOperand(a.data(), n, n), ConstOperand(b.data(), n, n), Scalar(0),
+                       Result(result.data(), n, n));
+        else
+          matrix::gemm_tiled(space_, matrix::default_tiles<Scalar, Space>(), Scalar(1), a, b, Scalar(0), result, result);
       };
       timed(call);  // warm-up: library initialisation, the first touch of the result
       seconds = std::numeric_limits<double>::max();
@@ -249,7 +253,8 @@ class Prober {
     c.gemm_n[precision] = n;
 
     kernels::check_gemm_product(c.space, precision, Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), result));
-    checked.push_back(precision + " GEMM: 16 entries equal the host's exact sums");
+    checked.push_back(precision + " GEMM" + (compat::kHasKokkosKernels ? "" : " (gemm-tiled: no Kokkos Kernels)") +
+                      ": 16 entries equal the host's exact sums");
   }
 
   // deep_copy between this space's memory and pageable (what the harness's mirrors use) or pinned

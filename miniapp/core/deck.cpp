@@ -140,7 +140,18 @@ std::optional<CaseSpec> parse_case(const YAML::Node& node, std::size_t index, co
     for (const VariantInfo& v : workload->variants()) variant_names.push_back(v.name);
   for (const std::string key : {"variant", "variants"}) {
     if (!r.has(key) || !workload) continue;
+    // `all` means every variant this build has; a variant named outright must be available.
+    const YAML::Node given = r.node(key);
+    const bool all = given.IsScalar() && given.Scalar() == "all";
     if (auto v = r.choices(key, variant_names, true)) {
+      if (all)
+        v->erase(std::remove_if(v->begin(), v->end(),
+                                [&](const std::string& name) {
+                                  for (const VariantInfo& info : workload->variants())
+                                    if (info.name == name) return !info.unavailable_reason.empty();
+                                  return false;
+                                }),
+                 v->end());
       for (const std::string& name : *v) {
         for (const VariantInfo& info : workload->variants())
           if (info.name == name && !info.unavailable_reason.empty())

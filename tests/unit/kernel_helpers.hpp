@@ -6,6 +6,7 @@
 #include "miniapp/core/interrupt.hpp"
 #include "miniapp/core/mirror_policy.hpp"
 #include "miniapp/core/spaces.hpp"
+#include "miniapp/core/workload.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,10 +15,36 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
 namespace miniapp::testing {
+
+// Why `workload`'s `variant` cannot run in this build (it calls Kokkos Kernels, which this build
+// lacks; or a newer Kokkos Kernels than this one), from the workload's own variant table: empty
+// when it can. A test that needs such a variant skips with this reason.
+inline std::string unavailable(const std::string& workload, const std::string& variant) {
+  const Workload* w = find_workload(workload);
+  if (w == nullptr) throw std::invalid_argument("no workload " + workload);
+  for (const VariantInfo& v : w->variants())
+    if (v.name == variant) return v.unavailable_reason;
+  throw std::invalid_argument("no variant " + variant + " of " + workload);
+}
+
+// The variants of `names` this build can run.
+inline std::vector<std::string> runnable(const std::string& workload, const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const std::string& name : names)
+    if (unavailable(workload, name).empty()) out.push_back(name);
+  return out;
+}
+
+#define MINIAPP_SKIP_IF_UNAVAILABLE(workload, variant)                                          \
+  if (const std::string why_unavailable = ::miniapp::testing::unavailable(workload, variant); \
+      !why_unavailable.empty())                                                               \
+  GTEST_SKIP() << variant << ": " << why_unavailable
 
 // One computation with the inputs copied in and the outputs copied back: the host mirrors of the
 // outputs then hold the kernel's result.

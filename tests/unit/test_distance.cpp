@@ -162,7 +162,9 @@ TEST(DistanceReference, LargeMatricesAreCheckedOnAnEvenSampleOfRows) {
 }
 
 namespace {
-const char* kVariants[] = {"direct", "symmetric", "gemm", "tiled"};
+// gemm only where this build has Kokkos Kernels.
+const std::vector<std::string> kVariants =
+    miniapp::testing::runnable("distance", {"direct", "symmetric", "gemm", "tiled"});
 
 template <class Scalar, class Space>
 std::vector<Scalar> matrix_of(distance::Kernel<Scalar, Space>& k) {
@@ -180,13 +182,13 @@ TYPED_TEST(DistanceTest, EveryVariantVerifiesUnderEveryPolicyAndAgreesWithDirect
     distance::Kernel<double, Space> reference(p, "direct", n);
     measure(reference, Space(), spec_for(MirrorPolicy::InputsResident, 1));
     const auto R = reference.matrix_host();
-    for (const char* variant : kVariants)
+    for (const std::string& variant : kVariants)
       for (MirrorPolicy policy : policies_for<Space>()) {
         distance::Kernel<double, Space> k(p, variant, n);
         const Measurement m = measure(k, Space(), spec_for(policy, 1));
         EXPECT_TRUE(m.verification.passed) << variant << " " << to_string(policy) << ": " << m.verification.detail;
         const auto D = k.matrix_host();
-        const double tol = std::string(variant) == "gemm" ? 1e-6 : 1e-14;
+        const double tol = variant == "gemm" ? 1e-6 : 1e-14;
         for (std::size_t i = 0; i < n; ++i)
           for (std::size_t j = 0; j < n; ++j) ASSERT_NEAR(D(i, j), R(i, j), tol) << variant << " " << i << "," << j;
       }
@@ -211,7 +213,7 @@ TYPED_TEST(DistanceTest, DirectAndTiledAgreeExactlyAcrossDimensions) {
 TYPED_TEST(DistanceTest, ChunkedRunsEqualUnchunkedOnesExactly) {
   using Space = TypeParam;
   const std::size_t n = 203;
-  for (const char* variant : kVariants) {
+  for (const std::string& variant : kVariants) {
     distance::Params whole;
     distance::Kernel<float, Space> unchunked(whole, variant, n);
     measure(unchunked, Space(), spec_for(MirrorPolicy::AllResident, 1));
@@ -227,7 +229,7 @@ TYPED_TEST(DistanceTest, ChunkedRunsEqualUnchunkedOnesExactly) {
       EXPECT_NE(m.verification.detail.find("chunked: 5 blocks of 50 rows"), std::string::npos) << m.verification.detail;
       // The output lives on the host only: the harness moves nothing, compute copies the blocks.
       EXPECT_EQ(m.bytes_to_host_per_iteration, 0u);
-      if (std::string(variant) != "gemm") EXPECT_EQ(matrix_of(chunked), matrix_of(unchunked)) << variant;
+      if (variant != "gemm") EXPECT_EQ(matrix_of(chunked), matrix_of(unchunked)) << variant;
     }
   }
 }
@@ -277,7 +279,7 @@ TYPED_TEST(DistanceTest, GemmLosesAccuracyForNearIdenticalPoints) {
   const std::size_t n = 64;
   double worst[2] = {0, 0};
   int which = 0;
-  for (const char* variant : {"direct", "gemm"}) {
+  for (const std::string& variant : miniapp::testing::runnable("distance", {"direct", "gemm"})) {
     distance::Kernel<float, Space> k(distance::Params{}, variant, n);
     // A cluster of width 1e-3 around (0.5, 0.5, 0.5): |x|^2 ~ 0.75 over distances ~ 1e-3.
     auto pts = k.points().host;
@@ -362,6 +364,7 @@ TYPED_TEST(DistanceTest, CorruptedReductionsAndStructureFailVerification) {
 // sqrt(eps) over the typical distance (2.3e-7, which let this pass).
 TYPED_TEST(DistanceTest, GemmFloat64BoundCatchesAFloat32Computation) {
   using Space = TypeParam;
+  MINIAPP_SKIP_IF_UNAVAILABLE("distance", "gemm");
   const std::size_t n = 100;
   for (bool squared : {false, true}) {
     distance::Params p;

@@ -20,7 +20,9 @@ TYPED_TEST_SUITE(MatrixTest, miniapp::testing::SpaceTypes, miniapp::testing::Spa
 
 namespace {
 
-const std::vector<std::string> kGemmVariants = {"gemm-naive", "gemm-tiled", "gemm-kokkos-kernels"};
+// gemm-kokkos-kernels only where this build has Kokkos Kernels.
+const std::vector<std::string> kGemmVariants =
+    miniapp::testing::runnable("matrix", {"gemm-naive", "gemm-tiled", "gemm-kokkos-kernels"});
 
 MeasurementSpec spec_for(MirrorPolicy policy, int repetitions = 2) {
   MeasurementSpec s;
@@ -220,6 +222,7 @@ TYPED_TEST(MatrixTest, CorruptedResultsFailVerificationAndAreNamed) {
 
 TYPED_TEST(MatrixTest, KokkosKernelsReachesTheVendorBlasOnTheHost) {
   using Space = TypeParam;
+  MINIAPP_SKIP_IF_UNAVAILABLE("matrix", "gemm-kokkos-kernels");
 #if defined(KOKKOSKERNELS_ENABLE_TPL_BLAS)
   if (!is_host_space<Space>()) GTEST_SKIP() << "the host BLAS serves host spaces only";
   // Kokkos Kernels names the region of a vendor call "KokkosBlas::gemm[TPL_...]".

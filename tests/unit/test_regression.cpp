@@ -66,7 +66,7 @@ std::vector<double> fitted(regression::Kernel<Scalar, Space>& k) {
 // y = 3x + 1 exactly on x = 0, 1, 2, 3: gradient descent reaches (3, 1) to rounding.
 TYPED_TEST(RegressionTest, ExactLineIsRecovered) {
   using Space = TypeParam;
-  for (const char* variant : {"blas", "fused"}) {
+  for (const std::string& variant : miniapp::testing::runnable("regression", {"blas", "fused"})) {
     regression::Kernel<double, Space> k(single(3000, 0.05), variant, 4);
     for (std::size_t i = 0; i < 4; ++i) {
       k.x().host(i, 0) = static_cast<double>(i);
@@ -87,7 +87,7 @@ TYPED_TEST(RegressionTest, ExactLineIsRecovered) {
 // The seed's first experiment: 50 noisy samples of y = 2x + 5, 10000 steps at lr 0.1.
 TYPED_TEST(RegressionTest, SeedSingleVariableRecoversTwoAndFive) {
   using Space = TypeParam;
-  for (const char* variant : {"blas", "fused"}) {
+  for (const std::string& variant : miniapp::testing::runnable("regression", {"blas", "fused"})) {
     regression::Kernel<float, Space> k(single(10000), variant, 50);
     const Verification v = fit_and_verify(k);
     EXPECT_TRUE(v.passed) << variant << ": " << v.detail;
@@ -104,7 +104,7 @@ TYPED_TEST(RegressionTest, EveryVariantVerifiesUnderEveryPolicyAndVariantsAgree)
   for (const regression::Params& p : models) {
     for (MirrorPolicy policy : policies_for<Space>()) {
       std::vector<double> first;
-      for (const char* variant : {"blas", "fused"}) {
+      for (const std::string& variant : miniapp::testing::runnable("regression", {"blas", "fused"})) {
         regression::Kernel<double, Space> k(p, variant, n);
         const Measurement m = measure(k, Space(), spec_for(policy, 2));
         EXPECT_TRUE(m.verification.passed)
@@ -156,7 +156,7 @@ TYPED_TEST(RegressionTest, FusedCoversEveryRowBlockAndColumnTail) {
 
 TYPED_TEST(RegressionTest, Float32VerifiesAgainstTheFloat64Replay) {
   using Space = TypeParam;
-  for (const char* variant : {"blas", "fused"}) {
+  for (const std::string& variant : miniapp::testing::runnable("regression", {"blas", "fused"})) {
     regression::Kernel<float, Space> k(multivariate(8, 500, 0.02), variant, 500);
     const Measurement m = measure(k, Space(), spec_for(MirrorPolicy::InputsResident));
     EXPECT_TRUE(m.verification.passed) << variant << ": " << m.verification.detail;
@@ -210,7 +210,7 @@ TYPED_TEST(RegressionTest, ConvergedMultivariateFitRecoversIntegerCoefficients) 
 // lr 1 is above 2/L ~ 0.79 for x in [0, 1): the loss grows, the case fails with the advice.
 TYPED_TEST(RegressionTest, DivergenceFailsWithTheLargestStableRate) {
   using Space = TypeParam;
-  for (const char* variant : {"blas", "fused"}) {
+  for (const std::string& variant : miniapp::testing::runnable("regression", {"blas", "fused"})) {
     regression::Kernel<float, Space> k(single(500, 1.0), variant, 1000);
     const Verification v = fit_and_verify(k);
     EXPECT_FALSE(v.passed) << variant;
@@ -235,6 +235,7 @@ TYPED_TEST(RegressionTest, LargeStableRateIsNotDivergence) {
 
 TYPED_TEST(RegressionTest, CorruptedCoefficientFailsVerificationAndIsNamed) {
   using Space = TypeParam;
+  MINIAPP_SKIP_IF_UNAVAILABLE("regression", "blas");
   regression::Kernel<double, Space> k(multivariate(3, 300, 0.05), "blas", 64);
   k.generate_inputs(5);
   run_once(k);
@@ -280,6 +281,7 @@ TYPED_TEST(RegressionTest, InputsGeneratedOnTheDeviceMatchHostGeneratedOnes) {
 }
 
 TYPED_TEST(RegressionTest, WorkEstimateCountsPassesOverX) {
+  MINIAPP_SKIP_IF_UNAVAILABLE("regression", "blas");
   regression::Kernel<double, TypeParam> blas(multivariate(50, 10, 0.001), "blas", 1000);
   regression::Kernel<double, TypeParam> fused(multivariate(50, 10, 0.001), "fused", 1000);
   EXPECT_DOUBLE_EQ(fused.work().flops, 4.0 * 1000 * 51 * 10);
@@ -342,7 +344,7 @@ TEST(RegressionParams, BadValuesAreRejectedWithTheirKey) {
 TYPED_TEST(RegressionTest, DroppedTailRowsFailVerification) {
   using Space = TypeParam;
   const std::size_t n = 10000, dropped = 8;
-  for (const char* variant : {"blas", "fused"}) {
+  for (const std::string& variant : miniapp::testing::runnable("regression", {"blas", "fused"})) {
     regression::Kernel<float, Space> k(single(10000, 0.1), variant, n);
     k.generate_inputs(2024);
     // The kernel sees zero rows (r_i = 0: nothing added to the gradient or the loss); the

@@ -105,6 +105,7 @@ TYPED_TEST(SolverTest, EveryVariantVerifiesUnderEveryPolicyAndTheyAgree) {
 // wider than the whole matrix. Each must pass and find the x of the column-by-column factorisation.
 TYPED_TEST(SolverTest, DenseBlockedRecursivePanelsAgreeWithTheColumnByColumnFactorisation) {
   using Space = TypeParam;
+  MINIAPP_SKIP_IF_UNAVAILABLE("solver", "dense-blocked");
   const std::size_t n = 150;
   solver::Kernel<double, Space> unblocked(params(2, 1), "dense-blocked", n);
   const Measurement reference = measure(unblocked, Space(), spec_for(MirrorPolicy::AllResident));
@@ -126,6 +127,7 @@ TYPED_TEST(SolverTest, DenseBlockedRecursivePanelsAgreeWithTheColumnByColumnFact
 // next system, solved after it with the same work Views, is unaffected.
 TYPED_TEST(SolverTest, DenseBlockedZeroPivotInsideARecursiveSubPanelIsReported) {
   using Space = TypeParam;
+  MINIAPP_SKIP_IF_UNAVAILABLE("solver", "dense-blocked");
   const std::size_t n = 150;
   const std::pair<int, int> cases[] = {{64, 37}, {64, 130}, {200, 101}};
   for (const auto& [block_size, column] : cases) {
@@ -149,6 +151,7 @@ TYPED_TEST(SolverTest, DenseBlockedZeroPivotInsideARecursiveSubPanelIsReported) 
 // once handed to gemv as contiguous vectors (scaled residuals of 10^12 at n = 17 and 33).
 TYPED_TEST(SolverTest, DenseBlockedOrdersOnePastAPanelVerify) {
   using Space = TypeParam;
+  MINIAPP_SKIP_IF_UNAVAILABLE("solver", "dense-blocked");
   const std::pair<int, std::size_t> cases[] = {{64, 17}, {64, 33}, {64, 65}, {16, 49}, {32, 97}, {4, 9}};
   for (const auto& [block_size, n] : cases) {
     solver::Kernel<double, Space> k(params(2, block_size), "dense-blocked", n);
@@ -406,6 +409,7 @@ TEST(SolverFootprint, CountsTheReferenceCopyOnTheHostAndEachVariantsWork) {
 // after the whole solve (minutes for a large n).
 TYPED_TEST(SolverTest, DenseSolveStopsPromptlyOnSigterm) {
   using Space = TypeParam;
+  MINIAPP_SKIP_IF_UNAVAILABLE("solver", "dense-blocked");
   auto solve_until_signalled = [] {
     solver::Kernel<float, Space> k(params(16, 64), "dense-blocked", 1024);
     k.generate_inputs(3);

@@ -9,7 +9,7 @@
 #include "miniapp/core/random.hpp"
 #include "miniapp/core/spaces.hpp"
 
-#include <KokkosBlas3_gemm.hpp>
+#include "miniapp/core/kokkos_kernels_compat.hpp"
 
 #include <cstdint>
 #include <type_traits>
@@ -296,7 +296,7 @@ void gemm(const Space& space, const Points& points, const Norms& norms, const Ou
   const auto block_rows = Kokkos::make_pair(row0, row0 + rows);
   const auto block_points = Kokkos::subview(points, block_rows, Kokkos::ALL());
   const auto block_out = Kokkos::subview(out, Kokkos::make_pair(std::int64_t(0), rows), Kokkos::ALL());
-  KokkosBlas::gemm("N", "T", Scalar(-2), block_points, points, Scalar(0), block_out);
+  compat::gemm("N", "T", Scalar(-2), block_points, points, Scalar(0), block_out);
   constexpr int per_team = Shape<Space>::rows_per_team;
   Kokkos::parallel_for(
       "distance::gemm-finish", row_policy(space, rows, per_team), KOKKOS_LAMBDA(const Member& team) {

@@ -5,6 +5,7 @@
 // the workload, and how a matrix too large for the space is cut into row blocks.
 
 #include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/kokkos_kernels_compat.hpp"
 #include "miniapp/core/map_reader.hpp"
 #include "miniapp/core/measurement.hpp"
 #include "miniapp/core/memory.hpp"
@@ -122,7 +123,8 @@ struct Description {
             {Variant::Symmetric, "symmetric", "each pair once, both entries written (32 x 32 tile pairs of the triangle)"},
             {Variant::Gemm, "gemm",
              "x2 + y2 - 2 x.y with KokkosBlas::gemm, clamped at zero (CuPy's form; loses accuracy for near-identical "
-             "points)"},
+             "points)",
+             compat::unavailable_without_kokkos_kernels()},
             {Variant::Tiled, "tiled", "teams of 16 rows, column points staged in scratch memory" + chunked}};
   }
   static Variant variant(const std::string& name) { return variant_id(variant_table(), name, "distance"); }

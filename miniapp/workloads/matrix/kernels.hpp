@@ -9,7 +9,7 @@
 #include "miniapp/workloads/matrix/gemm_tiled.hpp"
 #include "miniapp/workloads/matrix/params.hpp"
 
-#include <KokkosBlas3_gemm.hpp>
+#include "miniapp/core/kokkos_kernels_compat.hpp"
 
 #include <cstdint>
 
@@ -93,7 +93,7 @@ void gemm_kokkos_kernels(const Space& space, Scalar alpha, const View& a, const 
   const ConstMatrix B(b.data(), b.extent(0), b.extent(1));
   const MutableMatrix C(c.data(), c.extent(0), c.extent(1));
   if (beta != Scalar(0)) Kokkos::deep_copy(space, c, c0);
-  KokkosBlas::gemm("N", "N", alpha, A, B, beta, C);
+  compat::gemm("N", "N", alpha, A, B, beta, C);
 }
 
 }  // namespace miniapp::matrix

@@ -3,6 +3,7 @@
 // shape (rows, size), and the BLAS3 product it names as the model GPU workload,
 // C = alpha*A*B + beta*C0. What the deck, --list and the memory check know of the workload.
 
+#include "miniapp/core/kokkos_kernels_compat.hpp"
 #include "miniapp/core/map_reader.hpp"
 #include "miniapp/core/measurement.hpp"
 #include "miniapp/core/workload.hpp"
@@ -54,7 +55,8 @@ struct Description {
             {Variant::GemmTiled, "gemm-tiled",
              "teams over tiles of C, A/B slices packed in scratch, register-blocked micro-kernel"},
             {Variant::GemmKokkosKernels, "gemm-kokkos-kernels",
-             "KokkosBlas::gemm (the vendor BLAS where Kokkos Kernels was built with it)"}};
+             "KokkosBlas::gemm (the vendor BLAS where Kokkos Kernels was built with it)",
+             compat::unavailable_without_kokkos_kernels()}};
   }
   static Variant variant(const std::string& name) { return variant_id(variant_table(), name, "matrix"); }
   static std::vector<VariantInfo> variants() { return variant_infos(variant_table()); }

@@ -11,7 +11,7 @@
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/workloads/regression/packed_gradient.hpp"
 
-#include <KokkosBlas2_gemv.hpp>
+#include "miniapp/core/kokkos_kernels_compat.hpp"
 
 #include <cstdint>
 #include <limits>
@@ -249,12 +249,12 @@ void blas_sums(const Space& space, const X& x, const Y& y, const R& residual, co
       x.data(), cols, n);
   const auto r = residual;
   Kokkos::deep_copy(space, r, y);
-  KokkosBlas::gemv("T", Scalar(1), xt, fit.beta, Scalar(-1), r);
+  compat::gemv("T", Scalar(1), xt, fit.beta, Scalar(-1), r);
   Kokkos::parallel_reduce(
       "regression::loss", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, n),
       KOKKOS_LAMBDA(const std::int64_t i, Scalar& s) { s += r(i) * r(i); }, Kokkos::subview(fit.sums, cols));
   const auto gradient = Kokkos::subview(fit.sums, std::make_pair(std::size_t(0), cols));
-  KokkosBlas::gemv("N", Scalar(2) / static_cast<Scalar>(n), xt, r, Scalar(0), gradient);
+  compat::gemv("N", Scalar(2) / static_cast<Scalar>(n), xt, r, Scalar(0), gradient);
 }
 
 // Step k's update on one thread: records the loss, and stops updating once the loss is not finite

@@ -6,6 +6,7 @@
 //   features = P: X = [U(0,1)^(N x P), 1], integer beta in 1..9, y = X beta + noise N(0,1).
 // What the deck, --list and the memory check know of the workload.
 
+#include "miniapp/core/kokkos_kernels_compat.hpp"
 #include "miniapp/core/map_reader.hpp"
 #include "miniapp/core/measurement.hpp"
 #include "miniapp/core/workload.hpp"
@@ -41,7 +42,8 @@ struct Description {
   using Params = regression::Params;
 
   static VariantTable<Variant> variant_table() {
-    return {{Variant::Blas, "blas", "per step r = X beta - y and g = (2/N) X^T r by KokkosBlas::gemv, then the update"},
+    return {{Variant::Blas, "blas", "per step r = X beta - y and g = (2/N) X^T r by KokkosBlas::gemv, then the update",
+             compat::unavailable_without_kokkos_kernels()},
             {Variant::Fused, "fused", "per step one pass over X: the gradient and the loss as one array reduction"}};
   }
   static Variant variant(const std::string& name) { return variant_id(variant_table(), name, "regression"); }

@@ -119,7 +119,8 @@ struct Description {
          compat::kHasBatchedPivotingSolve ? "" : compat::kBatchedPivotingSolveRequirement},
         {Variant::DenseBlocked, "dense-blocked",
          "right-looking blocked LU with partial pivoting, trailing update by KokkosBlas::gemm, then the two "
-         "triangular solves; systems solved one after another"},
+         "triangular solves; systems solved one after another",
+         compat::unavailable_without_kokkos_kernels()},
     };
   }
   static Variant variant(const std::string& name) { return variant_id(variant_table(), name, "solver"); }
