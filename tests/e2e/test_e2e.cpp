@@ -107,6 +107,15 @@ std::vector<std::string> compiled_spaces() {
   return spaces;
 }
 
+// The first compiled space (Serial where it is compiled; OpenMP in Debian's Kokkos 5, which has no Serial).
+std::string first_space() { return compiled_spaces().front(); }
+
+bool has_threaded_host_space() {
+  const std::vector<std::string> spaces = compiled_spaces();
+  return std::find(spaces.begin(), spaces.end(), "openmp") != spaces.end() ||
+         std::find(spaces.begin(), spaces.end(), "threads") != spaces.end();
+}
+
 }  // namespace
 
 TEST(EndToEnd, EveryMeasurementVerifiesWithPhasesOnEverySpaceAndPolicy) {
@@ -221,8 +230,21 @@ std::vector<std::string> unavailable_variants_named(const fs::path& deck, const 
   return named;
 }
 
-// Every deck passes as written, except in a build that lacks a variant it names: then it is
-// refused (exit 2), the message naming the variant and why.
+// The execution spaces a deck names outright that this build does not have (a Serial-only
+// Kokkos has no `openmp`).
+std::vector<std::string> spaces_not_compiled(const fs::path& deck) {
+  const std::vector<std::string> compiled = compiled_spaces();
+  std::vector<std::string> missing;
+  for (const YAML::Node& c : YAML::LoadFile(deck.string())["cases"])
+    if (c["spaces"] && c["spaces"].IsSequence())
+      for (const YAML::Node& space : c["spaces"])
+        if (std::find(compiled.begin(), compiled.end(), space.as<std::string>()) == compiled.end())
+          missing.push_back(space.as<std::string>());
+  return missing;
+}
+
+// Every deck passes as written, except in a build that lacks a variant or an execution space it
+// names: then it is refused (exit 2), the message naming what is missing.
 TEST(EndToEnd, EveryInputDeckPassesDryRun) {
   const std::set<std::string> unavailable = unavailable_variants();
   std::size_t decks = 0;
@@ -231,6 +253,14 @@ TEST(EndToEnd, EveryInputDeckPassesDryRun) {
     ++decks;
     const Result r = run("--dry-run " + entry.path().string());
     const std::vector<std::string> missing = unavailable_variants_named(entry.path(), unavailable);
+    const std::vector<std::string> missing_spaces = spaces_not_compiled(entry.path());
+    if (!missing_spaces.empty()) {
+      EXPECT_EQ(r.exit_code, 2) << entry.path() << "\n" << r.output;
+      EXPECT_NE(r.output.find("execution space '" + missing_spaces.front() + "' is not compiled into this binary"),
+                std::string::npos)
+          << r.output;
+      continue;
+    }
     if (!missing.empty()) {
       EXPECT_EQ(r.exit_code, 2) << entry.path() << "\n" << r.output;
       EXPECT_NE(r.output.find("variant '" + missing.front() + "' is unavailable in this build"), std::string::npos)
@@ -245,13 +275,24 @@ TEST(EndToEnd, EveryInputDeckPassesDryRun) {
 
 // Each input deck's cases, shrunk to seconds: small sizes and counts, one repetition. Every
 // other key (variants, spaces, policies, precisions, generation, outputs) stays as the deck has it.
-// Variants this build lacks are left out, and a case left with none is dropped.
+// Variants and execution spaces this build lacks are left out, and a case left with no variant
+// is dropped (one left with no space runs on every compiled one); "" when no case is left.
 std::string shrunk_deck(const fs::path& deck, const std::set<std::string>& unavailable) {
   YAML::Node root = YAML::LoadFile(deck.string());
   root.remove("threads");
   root.remove("output");
+  const std::vector<std::string> compiled = compiled_spaces();
   YAML::Node kept(YAML::NodeType::Sequence);
   for (YAML::Node c : root["cases"]) {
+    if (c["spaces"] && c["spaces"].IsSequence()) {
+      YAML::Node spaces(YAML::NodeType::Sequence);
+      for (const YAML::Node& space : c["spaces"])
+        if (std::find(compiled.begin(), compiled.end(), space.as<std::string>()) != compiled.end())
+          spaces.push_back(space);
+      if (spaces.size() == 0) c["spaces"] = "all";
+      else c["spaces"] = spaces;
+    }
+    if (c["variant"] && unavailable.count(c["variant"].as<std::string>())) continue;
     if (c["variants"] && c["variants"].IsSequence()) {
       YAML::Node variants(YAML::NodeType::Sequence);
       for (const YAML::Node& v : c["variants"])
@@ -261,6 +302,7 @@ std::string shrunk_deck(const fs::path& deck, const std::set<std::string>& unava
     }
     kept.push_back(c);
   }
+  if (kept.size() == 0) return "";
   root["cases"] = kept;
   for (YAML::Node c : root["cases"]) {
     const bool regression = c["workload"].as<std::string>() == "regression";
@@ -292,7 +334,9 @@ TEST(EndToEnd, EveryInputDeckRunsAndVerifiesAtSmallSizes) {
   for (const auto& entry : fs::directory_iterator(fs::path(MINIAPP_SOURCE_DIR) / "input")) {
     if (entry.path().extension() != ".yaml") continue;
     ++decks;
-    const DeckRun r = run_deck("deck-" + entry.path().stem().string(), shrunk_deck(entry.path(), unavailable));
+    const std::string shrunk = shrunk_deck(entry.path(), unavailable);
+    if (shrunk.empty()) continue;  // every case needs what this build lacks: the dry-run test sees it refused
+    const DeckRun r = run_deck("deck-" + entry.path().stem().string(), shrunk);
     EXPECT_EQ(r.result.exit_code, 0) << entry.path() << "\n" << r.result.output;
     const YAML::Node json = r.results();
     EXPECT_EQ(json["status"].as<std::string>(), "complete") << entry.path();
@@ -310,9 +354,9 @@ TEST(EndToEnd, AFailedVerificationExitsOneAndRunsTheRest) {
   const DeckRun r = run_deck("verify-fail",
                              "cases:\n"
                              "  - workload: matrix\n    variants: [gemm-naive]\n    sizes: 32\n"
-                             "    precision: float32\n    spaces: [serial]\n    policies: [host]\n"
+                             "    precision: float32\n    spaces: [" + first_space() + "]\n    policies: [host]\n"
                              "    tolerance: 1.0e-30\n    repetitions: 1\n"
-                             "  - workload: distance\n    sizes: 32\n    spaces: [serial]\n"
+                             "  - workload: distance\n    sizes: 32\n    spaces: [" + first_space() + "]\n"
                              "    policies: [host]\n    repetitions: 1\n");
   EXPECT_EQ(r.result.exit_code, 1) << r.result.output;
   EXPECT_NE(r.result.output.find("VERIFICATION FAILED"), std::string::npos) << r.result.output;
@@ -325,7 +369,7 @@ TEST(EndToEnd, AFailedVerificationExitsOneAndRunsTheRest) {
 
 TEST(EndToEnd, AnUnwritableOutputExitsThree) {
   const fs::path dir = fresh_dir("unwritable");
-  const fs::path deck = write_deck(dir, "cases:\n  - workload: distance\n    sizes: 32\n    spaces: [serial]\n");
+  const fs::path deck = write_deck(dir, "cases:\n  - workload: distance\n    sizes: 32\n    spaces: [" + first_space() + "]\n");
   std::ofstream(dir / "a-file") << "not a directory";
   const Result r = run(deck.string() + " --quiet --output " + (dir / "a-file" / "out").string());
   EXPECT_EQ(r.exit_code, 3) << r.output;
@@ -336,7 +380,7 @@ TEST(EndToEnd, AWriteErrorMidRunExitsThreeAndKeepsThePreviousResults) {
   const fs::path dir = fresh_dir("file-size-limit");
   const fs::path deck = write_deck(dir,
                                    "cases:\n  - workload: distance\n    sizes: {from: 16, to: 4096, factor: 2}\n"
-                                   "    spaces: [serial]\n    policies: [host]\n    repetitions: 40\n");
+                                   "    spaces: [" + first_space() + "]\n    policies: [host]\n    repetitions: 40\n");
   const fs::path out = dir / "out";
   // The results grow with every measurement; a file size limit (ulimit -f) stops them part-way,
   // as a full disk or quota would.
@@ -365,14 +409,14 @@ TEST(EndToEnd, AWriteErrorMidRunExitsThreeAndKeepsThePreviousResults) {
 }
 
 TEST(EndToEnd, ASpaceLimitIsRefusedBeforeAnythingRuns) {
-  // Host team scratch stops at 20 MiB: a 2000 x 2000 float64 system needs 32 MB of it. The 8 x 8
-  // case fits, but the plan must run whole or not at all.
+  // Host team scratch stops at 20 MiB (Kokkos 3.4) or 80 MiB (Kokkos 5 OpenMP): a 4000 x 4000
+  // float64 system needs 128 MB of it. The 8 x 8 case fits, but the plan must run whole or not at all.
   const std::string deck_text =
-      "cases:\n  - workload: solver\n    variants: [batched-team]\n    sizes: [8, 2000]\n"
-      "    systems: 1\n    precision: float64\n    spaces: [serial]\n    policies: [host]\n";
+      "cases:\n  - workload: solver\n    variants: [batched-team]\n    sizes: [8, 4000]\n"
+      "    systems: 1\n    precision: float64\n    spaces: [" + first_space() + "]\n    policies: [host]\n";
   const DeckRun r = run_deck("scratch-limit", deck_text);
   EXPECT_EQ(r.result.exit_code, 2) << r.result.output;
-  EXPECT_NE(r.result.output.find("size 2000 on serial / host: solver: batched-team"), std::string::npos)
+  EXPECT_NE(r.result.output.find("size 4000 on " + first_space() + " / host: solver: batched-team"), std::string::npos)
       << r.result.output;
   EXPECT_NE(r.result.output.find("team scratch"), std::string::npos) << r.result.output;
   EXPECT_NE(r.result.output.find("nothing was run"), std::string::npos) << r.result.output;
@@ -446,13 +490,16 @@ TEST(EndToEnd, SigtermKeepsEveryFinishedMeasurement) {
 }
 
 TEST(EndToEnd, ThreadSweepRunsOneProcessPerCountAndCombinesTheResults) {
+  if (!has_threaded_host_space())
+    GTEST_SKIP() << "this build has no threaded host space (OpenMP or Threads; a Serial-only Kokkos such as "
+                    "Debian's 4.5.1): every thread count would run the same one-thread code";
   const fs::path dir = fresh_dir("sweep");
   const fs::path deck = write_deck(dir,
                                    "threads: [1, 2]\n"
                                    "cases:\n"
                                    "  - workload: distance\n"
                                    "    sizes: 64\n"
-                                   "    spaces: [serial]\n"
+                                   "    spaces: [" + first_space() + "]\n"
                                    "    policies: [host]\n"
                                    "    repetitions: 2\n");
   const Result r = run(deck.string() + " --output " + (dir / "out").string());
@@ -621,6 +668,9 @@ TEST(RandomValidDecks, RunWithEveryMeasurementVerified) {
 }
 
 TEST(EndToEnd, ThreadSweepRunsGetEveryCpuOfTheJobUnderProcBind) {
+  if (!has_threaded_host_space())
+    GTEST_SKIP() << "this build has no threaded host space (OpenMP or Threads; a Serial-only Kokkos such as "
+                    "Debian's 4.5.1): every thread count would run the same one-thread code";
   // With OMP_PROC_BIND set the OpenMP runtime pins the sweep's own thread to one CPU; a run it
   // starts must still get all of the job's CPUs, or its threads share one core.
   cpu_set_t mine;

@@ -276,6 +276,7 @@ TEST(DistanceParse, BytesWithUnits) {
 
 TYPED_TEST(DistanceTest, GemmLosesAccuracyForNearIdenticalPoints) {
   using Space = TypeParam;
+  MINIAPP_SKIP_IF_UNAVAILABLE("distance", "gemm");
   const std::size_t n = 64;
   double worst[2] = {0, 0};
   int which = 0;

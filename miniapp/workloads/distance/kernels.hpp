@@ -170,6 +170,13 @@ int tile_columns(int dim) {
   return fit < 1 ? 1 : (fit > widest ? widest : fit);
 }
 
+// Level 0 (fast, small) scratch where the tile fits, else level 1: Kokkos 5's OpenMP gives a team
+// at most 32 KiB of level 0.
+template <class Policy>
+int scratch_level(const Policy& policy, std::size_t bytes) {
+  return bytes <= static_cast<std::size_t>(policy.scratch_size_max(0)) ? 0 : 1;
+}
+
 template <int Dim, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
 void tiled_rows(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
                 int runtime_dim, bool squared) {
@@ -182,10 +189,11 @@ void tiled_rows(const Space& space, const Points& points, const Out& out, std::i
   const auto n = static_cast<std::int64_t>(points.extent(0));
   const int columns = tile_columns<Scalar, Space>(dim);
   auto policy = row_policy(space, rows, kTileRows);
-  policy.set_scratch_size(0, Kokkos::PerTeam(Tile::shmem_size(columns, dim)));
+  const int level = scratch_level(policy, Tile::shmem_size(columns, dim));
+  policy.set_scratch_size(level, Kokkos::PerTeam(Tile::shmem_size(columns, dim)));
   Kokkos::parallel_for(
       "distance::tiled", policy, KOKKOS_LAMBDA(const Member& team) {
-        Tile tile(team.team_scratch(0), columns, dim);
+        Tile tile(team.team_scratch(level), columns, dim);
         const std::int64_t first = std::int64_t(team.league_rank()) * kTileRows;
         const std::int64_t count = first + kTileRows <= rows ? kTileRows : rows - first;
         for (std::int64_t j0 = 0; j0 < n; j0 += columns) {
@@ -237,7 +245,8 @@ void symmetric_tiles(const Space& space, const Points& points, const Out& out, i
   const std::int64_t pairs = tiles * (tiles + 1) / 2;
   Kokkos::TeamPolicy<Space> policy(space, static_cast<int>(pairs), Shape<Space>::team_size,
                                    Shape<Space>::vector_length);
-  policy.set_scratch_size(0, Kokkos::PerTeam(Tile::shmem_size(T, T)));
+  const int level = scratch_level(policy, Tile::shmem_size(T, T));
+  policy.set_scratch_size(level, Kokkos::PerTeam(Tile::shmem_size(T, T)));
   Kokkos::parallel_for(
       "distance::symmetric", policy, KOKKOS_LAMBDA(const Member& team) {
         // Pair index k = I (I + 1) / 2 + J with J <= I.
@@ -249,7 +258,7 @@ void symmetric_tiles(const Space& space, const Points& points, const Out& out, i
         const std::int64_t i0 = I * T, j0 = J * T;
         const std::int64_t height = i0 + T <= n ? T : n - i0;
         const std::int64_t width = j0 + T <= n ? T : n - j0;
-        Tile tile(team.team_scratch(0), T, T);
+        Tile tile(team.team_scratch(level), T, T);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, height), [&](const std::int64_t r) {
           const RowPoint<Dim, Points> own(points, i0 + r);
           for_columns<Space>(team, 0, width, [&](const std::int64_t c) {
