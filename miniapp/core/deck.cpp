@@ -135,29 +135,27 @@ std::optional<CaseSpec> parse_case(const YAML::Node& node, std::size_t index, co
   c.name = r.string("name").value_or(c.workload + "-" + std::to_string(index + 1));
 
   // variant / variants
+  const std::vector<VariantInfo> infos = workload ? workload->variants() : std::vector<VariantInfo>{};
   std::vector<std::string> variant_names;
-  if (workload)
-    for (const VariantInfo& v : workload->variants()) variant_names.push_back(v.name);
+  for (const VariantInfo& v : infos) variant_names.push_back(v.name);
   for (const std::string key : {"variant", "variants"}) {
     if (!r.has(key) || !workload) continue;
     // `all` means every variant this build has; a variant named outright must be available.
     const YAML::Node given = r.node(key);
     const bool all = given.IsScalar() && given.Scalar() == "all";
     if (auto v = r.choices(key, variant_names, true)) {
+      const auto unavailable_reason = [&](const std::string& name) {
+        for (const VariantInfo& info : infos)
+          if (info.name == name) return info.unavailable_reason;
+        return std::string();
+      };
       if (all)
         v->erase(std::remove_if(v->begin(), v->end(),
-                                [&](const std::string& name) {
-                                  for (const VariantInfo& info : workload->variants())
-                                    if (info.name == name) return !info.unavailable_reason.empty();
-                                  return false;
-                                }),
+                                [&](const std::string& name) { return !unavailable_reason(name).empty(); }),
                  v->end());
-      for (const std::string& name : *v) {
-        for (const VariantInfo& info : workload->variants())
-          if (info.name == name && !info.unavailable_reason.empty())
-            diag.error(r.node(key), r.key_path(key),
-                       "variant '" + name + "' is unavailable in this build: " + info.unavailable_reason);
-      }
+      for (const std::string& name : *v)
+        if (const std::string why = unavailable_reason(name); !why.empty())
+          diag.error(r.node(key), r.key_path(key), "variant '" + name + "' is unavailable in this build: " + why);
       c.variants.insert(c.variants.end(), v->begin(), v->end());
     }
   }

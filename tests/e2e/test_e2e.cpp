@@ -93,17 +93,21 @@ pid_t start(const fs::path& deck, const fs::path& out, const std::function<void(
   return pid;
 }
 
-std::vector<std::string> compiled_spaces() {
-  const Result r = run("--list");
-  std::vector<std::string> spaces;
-  std::istringstream in(r.output);
-  std::string line;
-  bool in_spaces = false;
-  while (std::getline(in, line)) {
-    if (line.rfind("execution spaces compiled in", 0) == 0) in_spaces = true;
-    else if (!line.empty() && line[0] != ' ') in_spaces = false;
-    else if (in_spaces) spaces.push_back(line.substr(2, line.find(' ', 2) - 2));
-  }
+// Read once from `--list`: the binary does not change while the tests run.
+const std::vector<std::string>& compiled_spaces() {
+  static const std::vector<std::string> spaces = [] {
+    const Result r = run("--list");
+    std::vector<std::string> listed;
+    std::istringstream in(r.output);
+    std::string line;
+    bool in_spaces = false;
+    while (std::getline(in, line)) {
+      if (line.rfind("execution spaces compiled in", 0) == 0) in_spaces = true;
+      else if (!line.empty() && line[0] != ' ') in_spaces = false;
+      else if (in_spaces) listed.push_back(line.substr(2, line.find(' ', 2) - 2));
+    }
+    return listed;
+  }();
   return spaces;
 }
 
@@ -111,7 +115,7 @@ std::vector<std::string> compiled_spaces() {
 std::string first_space() { return compiled_spaces().front(); }
 
 bool has_threaded_host_space() {
-  const std::vector<std::string> spaces = compiled_spaces();
+  const std::vector<std::string>& spaces = compiled_spaces();
   return std::find(spaces.begin(), spaces.end(), "openmp") != spaces.end() ||
          std::find(spaces.begin(), spaces.end(), "threads") != spaces.end();
 }
@@ -233,7 +237,7 @@ std::vector<std::string> unavailable_variants_named(const fs::path& deck, const 
 // The execution spaces a deck names outright that this build does not have (a Serial-only
 // Kokkos has no `openmp`).
 std::vector<std::string> spaces_not_compiled(const fs::path& deck) {
-  const std::vector<std::string> compiled = compiled_spaces();
+  const std::vector<std::string>& compiled = compiled_spaces();
   std::vector<std::string> missing;
   for (const YAML::Node& c : YAML::LoadFile(deck.string())["cases"])
     if (c["spaces"] && c["spaces"].IsSequence())
@@ -281,7 +285,7 @@ std::string shrunk_deck(const fs::path& deck, const std::set<std::string>& unava
   YAML::Node root = YAML::LoadFile(deck.string());
   root.remove("threads");
   root.remove("output");
-  const std::vector<std::string> compiled = compiled_spaces();
+  const std::vector<std::string>& compiled = compiled_spaces();
   YAML::Node kept(YAML::NodeType::Sequence);
   for (YAML::Node c : root["cases"]) {
     if (c["spaces"] && c["spaces"].IsSequence()) {

@@ -220,12 +220,13 @@ void batched_team(const Space& space, const A& a, const B& b, const X& x, const 
 }
 
 // One system per thread through KokkosBatched's Gesv (available where
-// compat::kHasBatchedPivotingSolve), then one step of iterative refinement with it.
+// compat::kHasBatchedPivotingSolve), then iterative refinement with it.
 // - Gesv pivots statically: it scales rows and columns to a largest magnitude of 1, permutes
 //   rows to put large entries on the diagonal, then factors without pivoting. That is not
-//   backward stable: on random matrices about one system in a hundred fails LAPACK's residual
-//   test (scaled residuals of 11 to 1300 at n <= 129). One refinement step, x += A^-1 (b - A x)
-//   with the residual in working precision, is the remedy static pivoting is designed for.
+//   backward stable: some random systems fail LAPACK's residual test (README, solver variants).
+//   Refinement, x += A^-1 (b - A x) with the residual in working precision, is the remedy static
+//   pivoting is designed for; it stops once a correction is below rounding of x or no longer
+//   halves, after kMaxRefinementSteps at most.
 // - Gesv scales A and b in place, so both are copied to this system's slices of the work Views
 //   lu and rhs first, and the caller's A and b stay as they were.
 // - A zero column or row would become 0 * inf = NaN in its scaling: those are reported singular

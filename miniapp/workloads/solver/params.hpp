@@ -114,8 +114,8 @@ struct Description {
          "one team per system, [A | b] in team scratch, pivot search as a team MaxLoc reduction; scratch per team "
          "(float64): " + limits},
         {Variant::BatchedKokkosKernels, "batched-kokkos-kernels",
-         "one thread per system, KokkosBatched::SerialGesv (static pivoting) and one step of iterative refinement "
-         "with it (static pivoting alone is not backward stable)",
+         "one thread per system, KokkosBatched::SerialGesv (static pivoting), then iterative refinement with it "
+         "(static pivoting alone is not backward stable)",
          compat::kHasBatchedPivotingSolve ? "" : compat::kBatchedPivotingSolveRequirement},
         {Variant::DenseBlocked, "dense-blocked",
          "right-looking blocked LU with partial pivoting, trailing update by KokkosBlas::gemm, then the two "
