@@ -1,7 +1,8 @@
 #pragma once
 // The vendor BLAS/LAPACK the benchmarks compare against, called directly through the Fortran
 // interface (no cblas.h/lapacke.h needed; Debian's OpenBLAS, MKL and others all export these).
-// Linked only into the benchmarks; MINIAPP_HAVE_HOST_BLAS says whether one was found.
+// The library is the one cmake/MiniappDependencies.cmake found (LAPACK calls: solver/vendor.hpp);
+// MINIAPP_HAVE_HOST_BLAS says whether one was found.
 
 #if defined(MINIAPP_HAVE_HOST_BLAS)
 extern "C" {
@@ -11,7 +12,5 @@ void dgemm_(const char* transa, const char* transb, const int* m, const int* n, 
 void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const float* alpha,
             const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c,
             const int* ldc);
-void dgesv_(const int* n, const int* nrhs, double* a, const int* lda, int* ipiv, double* b, const int* ldb,
-            int* info);
 }
 #endif

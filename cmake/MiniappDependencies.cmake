@@ -56,6 +56,61 @@ endif()
 target_compile_definitions(miniapp_kokkoskernels INTERFACE MINIAPP_HAVE_KOKKOS_KERNELS=${MINIAPP_HAVE_KOKKOS_KERNELS})
 add_library(miniapp::kokkoskernels ALIAS miniapp_kokkoskernels)
 
+# The vendor libraries: LAPACK on the host (the solver's dense-vendor variant on host spaces, and
+# the benchmarks' BLAS/LAPACK references), cuSOLVER on CUDA, rocSOLVER on HIP (dense-vendor on the
+# device). MINIAPP_WITH_VENDOR_SOLVERS=AUTO (default) uses those found, ON requires one for every
+# compiled space, OFF leaves them out (dense-vendor is then listed unavailable, with the reason).
+# Debian's OpenMP build of OpenBLAS first: its threads are OpenMP's, as Kokkos' are, so the two do
+# not fight over the cores (the pthread build does). MINIAPP_HOST_BLAS_LIBRARY names another.
+set(MINIAPP_WITH_VENDOR_SOLVERS AUTO CACHE STRING "Use LAPACK / cuSOLVER / rocSOLVER: AUTO (where found), ON (required), OFF")
+set_property(CACHE MINIAPP_WITH_VENDOR_SOLVERS PROPERTY STRINGS AUTO ON OFF)
+add_library(miniapp_vendor_solvers INTERFACE)
+set(MINIAPP_HAVE_HOST_LAPACK 0)
+set(MINIAPP_HAVE_CUSOLVER 0)
+set(MINIAPP_HAVE_ROCSOLVER 0)
+if(NOT MINIAPP_WITH_VENDOR_SOLVERS STREQUAL "OFF")
+  find_library(MINIAPP_HOST_BLAS_LIBRARY NAMES openblas
+    HINTS /usr/lib/x86_64-linux-gnu/openblas-openmp /usr/lib/aarch64-linux-gnu/openblas-openmp)
+  if(NOT MINIAPP_HOST_BLAS_LIBRARY)
+    find_package(LAPACK QUIET)
+    if(LAPACK_FOUND)
+      set(MINIAPP_HOST_BLAS_LIBRARY ${LAPACK_LIBRARIES})
+    endif()
+  endif()
+  if(MINIAPP_HOST_BLAS_LIBRARY)
+    target_link_libraries(miniapp_vendor_solvers INTERFACE ${MINIAPP_HOST_BLAS_LIBRARY})
+    set(MINIAPP_HAVE_HOST_LAPACK 1)
+  endif()
+  if("CUDA" IN_LIST Kokkos_DEVICES)
+    find_package(CUDAToolkit QUIET)
+    if(TARGET CUDA::cusolver)
+      target_link_libraries(miniapp_vendor_solvers INTERFACE CUDA::cusolver)
+      set(MINIAPP_HAVE_CUSOLVER 1)
+    endif()
+  endif()
+  if("HIP" IN_LIST Kokkos_DEVICES)
+    find_package(rocsolver QUIET)
+    if(TARGET roc::rocsolver)
+      target_link_libraries(miniapp_vendor_solvers INTERFACE roc::rocsolver)
+      set(MINIAPP_HAVE_ROCSOLVER 1)
+    endif()
+  endif()
+  if(MINIAPP_WITH_VENDOR_SOLVERS STREQUAL "ON")
+    if(NOT MINIAPP_HAVE_HOST_LAPACK)
+      message(FATAL_ERROR "MINIAPP_WITH_VENDOR_SOLVERS=ON: no LAPACK found (libopenblas-openmp-dev, or set MINIAPP_HOST_BLAS_LIBRARY)")
+    endif()
+    if("CUDA" IN_LIST Kokkos_DEVICES AND NOT MINIAPP_HAVE_CUSOLVER)
+      message(FATAL_ERROR "MINIAPP_WITH_VENDOR_SOLVERS=ON: CUDA is compiled in but cuSOLVER was not found (CUDAToolkit_ROOT)")
+    endif()
+    if("HIP" IN_LIST Kokkos_DEVICES AND NOT MINIAPP_HAVE_ROCSOLVER)
+      message(FATAL_ERROR "MINIAPP_WITH_VENDOR_SOLVERS=ON: HIP is compiled in but rocSOLVER was not found (rocsolver_ROOT)")
+    endif()
+  endif()
+endif()
+target_compile_definitions(miniapp_vendor_solvers INTERFACE MINIAPP_HAVE_HOST_LAPACK=${MINIAPP_HAVE_HOST_LAPACK}
+  MINIAPP_HAVE_CUSOLVER=${MINIAPP_HAVE_CUSOLVER} MINIAPP_HAVE_ROCSOLVER=${MINIAPP_HAVE_ROCSOLVER})
+add_library(miniapp::vendor-solvers ALIAS miniapp_vendor_solvers)
+
 # yaml-cpp 0.7 exports `yaml-cpp`, 0.8 `yaml-cpp::yaml-cpp`.
 find_package(yaml-cpp REQUIRED)
 add_library(miniapp_yaml_cpp INTERFACE)
@@ -70,3 +125,5 @@ add_library(miniapp::yaml-cpp ALIAS miniapp_yaml_cpp)
 
 message(STATUS "miniapp: Kokkos ${Kokkos_VERSION} (${Kokkos_DIR}), devices: ${Kokkos_DEVICES}")
 message(STATUS "miniapp: Kokkos Kernels ${KokkosKernels_VERSION} via ${MINIAPP_KOKKOSKERNELS_TARGET}")
+message(STATUS "miniapp: vendor solvers: LAPACK ${MINIAPP_HAVE_HOST_LAPACK} (${MINIAPP_HOST_BLAS_LIBRARY}), "
+               "cuSOLVER ${MINIAPP_HAVE_CUSOLVER}, rocSOLVER ${MINIAPP_HAVE_ROCSOLVER}")

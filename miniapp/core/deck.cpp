@@ -295,8 +295,24 @@ DeckResult load_deck_text(const std::string& text, const std::string& file, cons
     diag.error(cases, "cases", "found " + describe_node(cases) + ", expected a non-empty list of cases");
   } else {
     KeysAsked asked;
+    std::vector<std::size_t> parsed_index;  // deck.cases[k] is cases[parsed_index[k]]
     for (std::size_t i = 0; i < cases.size(); ++i)
-      if (auto c = parse_case(cases[i], i, defaults, overrides, diag, asked)) deck.cases.push_back(std::move(*c));
+      if (auto c = parse_case(cases[i], i, defaults, overrides, diag, asked)) {
+        deck.cases.push_back(std::move(*c));
+        parsed_index.push_back(i);
+      }
+    // Results, tables, merge and the advisor tell cases apart by name.
+    for (std::size_t k = 0; k < deck.cases.size(); ++k)
+      for (std::size_t first = 0; first < k; ++first)
+        if (deck.cases[first].name == deck.cases[k].name) {
+          const std::size_t i = parsed_index[k];
+          const YAML::Node name = cases[i]["name"];
+          diag.error(name.IsDefined() ? name : cases[i], "cases[" + std::to_string(i) + "].name",
+                     "case name '" + deck.cases[k].name + "' is already used by cases[" +
+                         std::to_string(parsed_index[first]) + "] at line " + std::to_string(deck.cases[first].line) +
+                         "; results are told apart by case name: give each case its own");
+          break;
+        }
     if (defaults.IsDefined()) {
       MapReader d(defaults, "defaults", diag);
       if (asked.complete) d.finish_with(asked.keys);

@@ -5,6 +5,7 @@
 // without it) the variants that need it say so through kKokkosKernelsRequirement and are never
 // run; these functions then throw if called.
 
+#include "miniapp/core/host_threads.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
 
 #include <stdexcept>
@@ -39,11 +40,13 @@ inline const char* unavailable_without_kokkos_kernels() { return kHasKokkosKerne
                          kKokkosKernelsRequirement + " was run");
 }
 
-// C = alpha op(A) op(B) + beta C, on the default instance of the views' space.
+// C = alpha op(A) op(B) + beta C, on the default instance of the views' space; on a host space
+// the vendor BLAS Kokkos Kernels calls runs on that space's threads (HostThreads).
 template <class AView, class BView, class CView>
 void gemm(const char trans_a[], const char trans_b[], typename AView::const_value_type& alpha, const AView& a,
           const BView& b, typename CView::const_value_type& beta, const CView& c) {
 #if MINIAPP_HAVE_KOKKOS_KERNELS
+  HostThreads threads(vendor_threads<typename CView::execution_space>());
   KokkosBlas::gemm(trans_a, trans_b, alpha, a, b, beta, c);
 #else
   (void)trans_a, (void)trans_b, (void)alpha, (void)a, (void)b, (void)beta, (void)c;
@@ -51,11 +54,12 @@ void gemm(const char trans_a[], const char trans_b[], typename AView::const_valu
 #endif
 }
 
-// y = alpha op(A) x + beta y, on the default instance of the views' space.
+// y = alpha op(A) x + beta y, on the default instance of the views' space (threads as gemm's).
 template <class AView, class XView, class YView>
 void gemv(const char trans[], typename AView::const_value_type& alpha, const AView& a, const XView& x,
           typename YView::const_value_type& beta, const YView& y) {
 #if MINIAPP_HAVE_KOKKOS_KERNELS
+  HostThreads threads(vendor_threads<typename YView::execution_space>());
   KokkosBlas::gemv(trans, alpha, a, x, beta, y);
 #else
   (void)trans, (void)alpha, (void)a, (void)x, (void)beta, (void)y;

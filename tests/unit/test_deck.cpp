@@ -108,6 +108,21 @@ TEST(Deck, UnknownKeyIsReportedWithLineAndSuggestion) {
   EXPECT_NE(d.message.find("did you mean 'repetitions'"), std::string::npos) << d.message;
 }
 
+// Two cases of one name could not be told apart in the tables, the CSV, merge or the advisor.
+TEST(Deck, DuplicateCaseNamesAreRefusedWithBothPlaces) {
+  const DeckResult r = load(
+      "cases:\n  - name: twin\n    workload: distance\n    sizes: 10\n"
+      "  - name: other\n    workload: distance\n    sizes: 10\n"
+      "  - name: twin\n    workload: matrix\n    sizes: 10\n");
+  EXPECT_FALSE(r.deck);
+  const Diagnostic d = find(r, "cases[2].name");
+  EXPECT_EQ(d.line, 8);
+  EXPECT_NE(d.message.find("'twin' is already used by cases[0] at line 2"), std::string::npos) << d.message;
+  EXPECT_NE(format(d).find("deck.yaml"), std::string::npos) << format(d);
+  // Distinct names, and the default names (workload-index), are accepted.
+  EXPECT_TRUE(load("cases:\n  - workload: distance\n    sizes: 10\n  - workload: distance\n    sizes: 10\n").deck);
+}
+
 TEST(Deck, EveryProblemIsReportedNotJustTheFirst) {
   const DeckResult r = load(
       "cases:\n  - workload: distance\n    sizes: -4\n    precision: float16\n    warmup: many\n"

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,68 @@ TYPED_TEST(MatrixTest, ElementwiseKnownPowersAndProducts) {
         EXPECT_DOUBLE_EQ(k.z().host(i, j), op == matrix::Operation::Power ? power[i][j] : x[i][j] * y[i][j])
             << i << "," << j;
   }
+}
+
+// x ** y on every pair of special operands (zeros of both signs, negatives, integers and
+// non-integers as exponents, infinities, NaN, subnormals, the largest finite), in both
+// precisions: what std::pow gives, NaN for NaN, the same infinity, zero for zero, else within the
+// verification's 8 eps. On the host this is libmvec's vector pow (core/host_vector_math.hpp) where
+// the build has it, whose special lanes take paths of their own.
+template <class Scalar, class Space>
+void expect_powers_of_special_operands() {
+  using limits = std::numeric_limits<Scalar>;
+  const std::vector<Scalar> xs = {0, -Scalar(0), 1, -1, 2, Scalar(0.5), -2, Scalar(-0.5), Scalar(3.7), -3,
+                                  limits::infinity(), -limits::infinity(), limits::quiet_NaN(),
+                                  limits::denorm_min(), limits::min(), limits::max(), Scalar(1e-3)};
+  const std::vector<Scalar> ys = {0, -Scalar(0), 1, -1, Scalar(0.5), 2, 3, -3, Scalar(2.5), Scalar(-0.001),
+                                  Scalar(40), limits::infinity(), -limits::infinity(), limits::quiet_NaN(),
+                                  Scalar(1e10), Scalar(-1e10), Scalar(0.75)};
+  matrix::Params p;
+  p.op = matrix::Operation::Power;
+  p.rows = xs.size();
+  matrix::Elementwise<Scalar, Space> k(p, "elementwise", ys.size());
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    for (std::size_t j = 0; j < ys.size(); ++j) k.x().host(i, j) = xs[i], k.y().host(i, j) = ys[j];
+  run_once(k);
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    for (std::size_t j = 0; j < ys.size(); ++j) {
+      const Scalar z = k.z().host(i, j), ref = std::pow(xs[i], ys[j]);
+      const std::string where = "pow(" + std::to_string(xs[i]) + ", " + std::to_string(ys[j]) + ") = " +
+                                std::to_string(z) + ", std::pow " + std::to_string(ref);
+      if (std::isnan(ref)) {
+        EXPECT_TRUE(std::isnan(z)) << where;
+      } else if (std::isinf(ref) || ref == 0) {
+        EXPECT_EQ(z, ref) << where;
+      } else {
+        EXPECT_LE(std::abs(z - ref), 8 * limits::epsilon() * std::abs(ref)) << where;
+      }
+    }
+}
+
+TYPED_TEST(MatrixTest, ElementwisePowerOfSpecialOperandsMatchesStdPow) {
+  expect_powers_of_special_operands<float, TypeParam>();
+  expect_powers_of_special_operands<double, TypeParam>();
+}
+
+// More elements than one host thread's chunk, and a length no vector width divides: every
+// element, the tail included, passes verification (all elements are checked at this size).
+TYPED_TEST(MatrixTest, ElementwisePowerVerifiesAcrossChunksAndTails) {
+  using Space = TypeParam;
+  matrix::Params p;
+  p.op = matrix::Operation::Power;
+  p.rows = 1;
+  const std::size_t size = 2 * static_cast<std::size_t>(matrix::kHostPowChunk) + 13;
+  matrix::Elementwise<float, Space> k32(p, "elementwise", size);
+  matrix::Elementwise<double, Space> k64(p, "elementwise", size);
+  MeasurementSpec spec;
+  spec.policy = MirrorPolicy::AllResident;
+  spec.warmup = 0;
+  spec.repetitions = 1;
+  const Measurement m32 = measure(k32, Space(), spec), m64 = measure(k64, Space(), spec);
+  EXPECT_TRUE(m32.verification.passed) << m32.verification.detail;
+  EXPECT_TRUE(m64.verification.passed) << m64.verification.detail;
+  EXPECT_NE(m32.verification.detail.find(std::to_string(size) + " of " + std::to_string(size)), std::string::npos)
+      << m32.verification.detail;
 }
 
 TYPED_TEST(MatrixTest, GemmKnownSmallProductWithAlphaAndBeta) {

@@ -4,6 +4,7 @@
 #include "miniapp/workloads/distance/params.hpp"
 
 #include "miniapp/core/deck.hpp"
+#include "miniapp/core/host_threads.hpp"
 #include "kernel_helpers.hpp"
 #include "space_types.hpp"
 
@@ -198,6 +199,26 @@ TYPED_TEST(SolverTest, ZeroRowIsReportedSingularByEveryVariant) {
     EXPECT_FALSE(v.passed) << variant;
     EXPECT_NE(v.detail.find("system 1 is singular"), std::string::npos) << variant << ": " << v.detail;
     EXPECT_NE(v.detail.find("1 singular"), std::string::npos) << variant << ": " << v.detail;
+  }
+}
+
+// dense-vendor and dense-blocked factor the same larger systems (orders where LAPACK blocks its
+// factorisation and OpenBLAS splits it across threads): both verify and find the same x.
+TYPED_TEST(SolverTest, DenseVendorAgreesWithDenseBlockedOnLargerSystems) {
+  using Space = TypeParam;
+  MINIAPP_SKIP_IF_UNAVAILABLE("solver", "dense-vendor");
+  MINIAPP_SKIP_IF_UNAVAILABLE("solver", "dense-blocked");
+  for (const std::size_t n : {129, 300}) {
+    solver::Kernel<double, Space> vendor(params(2, 64), "dense-vendor", n), blocked(params(2, 64), "dense-blocked", n);
+    const Measurement mv = measure(vendor, Space(), spec_for(MirrorPolicy::AllResident));
+    const Measurement mb = measure(blocked, Space(), spec_for(MirrorPolicy::AllResident));
+    ASSERT_TRUE(mv.verification.passed) << n << ": " << mv.verification.detail;
+    ASSERT_TRUE(mb.verification.passed) << n << ": " << mb.verification.detail;
+    for (std::size_t s = 0; s < 2; ++s)
+      for (std::size_t i = 0; i < n; ++i)
+        ASSERT_NEAR(vendor.solutions().host(s, i), blocked.solutions().host(s, i),
+                    1e-8 * (1 + std::abs(blocked.solutions().host(s, i))))
+            << "n " << n << " system " << s << " x" << i;
   }
 }
 
@@ -403,6 +424,9 @@ TEST(SolverFootprint, CountsTheReferenceCopyOnTheHostAndEachVariantsWork) {
   spec.variant = "batched-thread";
   const Footprint thread = solver::SolverWorkload::footprint(p, spec);
   EXPECT_EQ(thread.space_bytes - team.space_bytes, 10u * (100u * 100u + 100u) * sizeof(double));
+  spec.variant = "dense-vendor";  // one system's column-major copy, the scale and the pivots
+  const Footprint vendor = solver::SolverWorkload::footprint(p, spec);
+  EXPECT_EQ(vendor.space_bytes - team.space_bytes, (100u * 100u + 1u) * sizeof(double) + 102u * sizeof(int));
 }
 
 // A large dense solve notices SIGTERM between its panels, within a second of work, instead of
@@ -417,4 +441,26 @@ TYPED_TEST(SolverTest, DenseSolveStopsPromptlyOnSigterm) {
   };
   miniapp::testing::use_fresh_processes_for_death_tests();
   EXPECT_EXIT(solve_until_signalled(), ::testing::ExitedWithCode(0), "");
+}
+
+// A vendor library call on Serial runs on one thread, on OpenMP on the space's threads, and the
+// caller's OpenMP thread count is restored afterwards.
+TEST(HostThreads, VendorCallsRunOnTheSpacesThreadsAndRestoreTheCount) {
+#if defined(_OPENMP) && defined(KOKKOS_ENABLE_SERIAL)
+  const int before = omp_get_max_threads();
+  {
+    HostThreads serial(vendor_threads<Kokkos::Serial>());
+    EXPECT_EQ(omp_get_max_threads(), 1);
+  }
+  EXPECT_EQ(omp_get_max_threads(), before);
+#if defined(KOKKOS_ENABLE_OPENMP)
+  {
+    HostThreads openmp(vendor_threads<Kokkos::OpenMP>());
+    EXPECT_EQ(omp_get_max_threads(), Kokkos::OpenMP().concurrency());
+  }
+  EXPECT_EQ(omp_get_max_threads(), before);
+#endif
+#else
+  GTEST_SKIP() << "this build has no OpenMP or no Serial space: no vendor thread count to set";
+#endif
 }

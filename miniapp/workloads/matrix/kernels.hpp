@@ -3,9 +3,11 @@
 // operation, and the three GEMM forms (gemm-tiled in gemm_tiled.hpp). Free functions templated on
 // the space: CUDA extended lambdas may not live in private member functions.
 
+#include "miniapp/core/host_vector_math.hpp"
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/random.hpp"
+#include "miniapp/core/spaces.hpp"
 #include "miniapp/workloads/matrix/gemm_tiled.hpp"
 #include "miniapp/workloads/matrix/params.hpp"
 
@@ -45,15 +47,35 @@ void fill_device(const Space& space, const View& out, std::uint64_t seed, std::s
       });
 }
 
+// Elements one host thread's vector pow handles per iteration: large enough that the loop's
+// overhead vanishes, small enough that two threads share the work evenly.
+inline constexpr std::int64_t kHostPowChunk = 16384;
+
 // z = x ** y or x * y over contiguous arrays: one flat loop, no index arithmetic per element, so
-// it vectorizes.
+// it vectorizes. On the host pow goes through libmvec where the build has it (host_vector_math.hpp):
+// the compilers vectorise no pow call without -ffast-math.
 template <class Space, class View, MINIAPP_KERNEL_UNIT>
 void elementwise(const Space& space, Operation op, const View& x, const View& y, const View& z) {
   using Scalar = typename View::value_type;
   const Scalar* xs = x.data();
   const Scalar* ys = y.data();
   Scalar* zs = z.data();
-  const auto policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, z.span());
+  const auto total = static_cast<std::int64_t>(z.span());
+  const auto policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, total);
+#if MINIAPP_HOST_VECTOR_POW
+  if constexpr (is_host_space<Space>()) {
+    if (op == Operation::Power) {
+      Kokkos::parallel_for(
+          "matrix::elementwise-power",
+          Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, (total + kHostPowChunk - 1) / kHostPowChunk),
+          KOKKOS_LAMBDA(const std::int64_t c) {
+            const std::int64_t begin = c * kHostPowChunk, end = begin + kHostPowChunk < total ? begin + kHostPowChunk : total;
+            simd::pow(xs + begin, ys + begin, zs + begin, static_cast<std::size_t>(end - begin));
+          });
+      return;
+    }
+  }
+#endif
   if (op == Operation::Power)
     Kokkos::parallel_for(
         "matrix::elementwise-power", policy, KOKKOS_LAMBDA(const std::int64_t e) { zs[e] = compat::math::pow(xs[e], ys[e]); });

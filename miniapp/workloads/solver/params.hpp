@@ -10,6 +10,7 @@
 #include "miniapp/core/measurement.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/core/workload.hpp"
+#include "miniapp/workloads/solver/vendor_libraries.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -25,7 +26,7 @@ namespace miniapp::solver {
 // Seed 001 draws A and b with np.random.rand; `diagonally-dominant` adds n to the diagonal
 // (no pivoting needed, well conditioned); `singular` repeats row 0 as the last row (rank n - 1).
 enum class MatrixKind { Random, DiagonallyDominant, Singular };
-enum class Variant { BatchedThread, BatchedTeam, BatchedKokkosKernels, DenseBlocked };
+enum class Variant { BatchedThread, BatchedTeam, BatchedKokkosKernels, DenseBlocked, DenseVendor };
 
 inline const char* to_string(MatrixKind k) {
   switch (k) {
@@ -121,6 +122,11 @@ struct Description {
          "right-looking blocked LU with partial pivoting, trailing update by KokkosBlas::gemm, then the two "
          "triangular solves; systems solved one after another",
          compat::unavailable_without_kokkos_kernels()},
+        {Variant::DenseVendor, "dense-vendor",
+         "the vendor's LU with partial pivoting (LAPACK getrf/getrs on host spaces, cuSOLVER on CUDA, rocSOLVER on "
+         "HIP) after a transposing copy into its column-major order, as NumPy's solve does; systems solved one after "
+         "another: the reference dense-blocked is measured against",
+         vendor::unavailable_reason()},
     };
   }
   static Variant variant(const std::string& name) { return variant_id(variant_table(), name, "solver"); }
@@ -137,6 +143,8 @@ struct Description {
     if (is_variant(table, spec.variant, Variant::BatchedKokkosKernels)) work = p.systems * (2 * n * n + 6 * n) * s;
     if (is_variant(table, spec.variant, Variant::DenseBlocked))
       work = (n * n + n + 16 * n + 1) * s + n * sizeof(int);  // one system at a time: LU, rhs, leaf, pivots
+    if (is_variant(table, spec.variant, Variant::DenseVendor))
+      work = (n * n + 1) * s + (n + 2) * sizeof(int);  // one system at a time: LU, pivots (and the library's workspace)
     const std::size_t reference = reference_lu_systems(p.systems, n) > 0 ? (n * n + n) * sizeof(double) : 0;
     return {inputs_outputs + work, reference};
   }

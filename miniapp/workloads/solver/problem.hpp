@@ -1,15 +1,17 @@
 #pragma once
 // The solver's problems. Every variant solves the same systems (Systems: A, b, x, info, their
 // generation, work and verification); the batched variants solve them all at once on work Views
-// of the whole batch, dense-blocked one after another on one system's work space.
+// of the whole batch, dense-blocked and dense-vendor one after another on one system's work space.
 
 #include "miniapp/core/field.hpp"
+#include "miniapp/core/interruption.hpp"
 #include "miniapp/core/kernel_choice.hpp"
 #include "miniapp/core/measurement.hpp"
 #include "miniapp/workloads/solver/blocked_lu.hpp"
 #include "miniapp/workloads/solver/kernels.hpp"
 #include "miniapp/workloads/solver/params.hpp"
 #include "miniapp/workloads/solver/reference.hpp"
+#include "miniapp/workloads/solver/vendor.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -66,7 +68,10 @@ class Batched : public Systems<Scalar, Space> {
   using BatchLayout = std::conditional_t<is_host_space<Space>(), Kokkos::LayoutRight, Kokkos::LayoutLeft>;
   using Device = Kokkos::Device<Space, typename Space::memory_space>;
 
-  static bool runs(const std::string& variant) { return Description::variant(variant) != Variant::DenseBlocked; }
+  static bool runs(const std::string& variant) {
+    const Variant v = Description::variant(variant);
+    return v != Variant::DenseBlocked && v != Variant::DenseVendor;
+  }
 
   Batched(const Params& p, const std::string& variant, std::size_t n)
       : Systems<Scalar, Space>(p, n), variant_(Description::variant(variant)) {
@@ -125,10 +130,51 @@ class DenseBlocked : public Systems<Scalar, Space> {
   blocked::Work<Scalar, Space> work_;
 };
 
+template <class Scalar, class Space>
+class DenseVendor : public Systems<Scalar, Space> {
+ public:
+  using Device = Kokkos::Device<Space, typename Space::memory_space>;
+
+  static bool runs(const std::string& variant) { return Description::variant(variant) == Variant::DenseVendor; }
+
+  DenseVendor(const Params& p, const std::string&, std::size_t n)
+      : Systems<Scalar, Space>(p, n),
+        lu_("solver::lu", n, n),
+        scale_("solver::scale"),
+        first_tiny_("solver::first-tiny"),
+        vendor_lu_(make_lu(lu_)) {}
+
+  // One system after another on the same work space; a signal is noticed between systems.
+  void compute(const Space& space) {
+    for (std::size_t s = 0; s < this->a_.device.extent(0); ++s) {
+      interruption_point(space, static_cast<std::int64_t>(s));
+      const int system = static_cast<int>(s);
+      const auto& x = this->x_.device;
+      vendor::copy_in(space, this->a_.device, this->b_.device, x, lu_, scale_, system);
+      vendor_lu_.factor(space, lu_.data());
+      vendor::find_tiny_pivot(space, lu_, scale_, first_tiny_);
+      vendor_lu_.solve(space, lu_.data(), x.data() + s * x.extent(1));
+      vendor::record_pivot(space, x, this->info_.device, first_tiny_, system);
+    }
+  }
+
+ private:
+  static vendor::Lu<Scalar, Space> make_lu(const Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>& lu) {
+    if (!vendor::available<Space>())
+      throw std::invalid_argument("solver: dense-vendor " + vendor::unavailable_reason());
+    return vendor::Lu<Scalar, Space>(Space(), static_cast<int>(lu.extent(0)), lu.data());
+  }
+
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device> lu_;  // column-major, as LAPACK factors
+  Kokkos::View<Scalar, typename Space::memory_space> scale_;
+  Kokkos::View<int, typename Space::memory_space> first_tiny_;
+  vendor::Lu<Scalar, Space> vendor_lu_;
+};
+
 // The variant's class; every one also gives the systems to tests.
 template <class Scalar, class Space>
-class Kernel : public KernelChoice<Space, Batched<Scalar, Space>, DenseBlocked<Scalar, Space>> {
-  using Choice = KernelChoice<Space, Batched<Scalar, Space>, DenseBlocked<Scalar, Space>>;
+class Kernel : public KernelChoice<Space, Batched<Scalar, Space>, DenseBlocked<Scalar, Space>, DenseVendor<Scalar, Space>> {
+  using Choice = KernelChoice<Space, Batched<Scalar, Space>, DenseBlocked<Scalar, Space>, DenseVendor<Scalar, Space>>;
 
  public:
   using Choice::Choice;

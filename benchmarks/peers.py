@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""The mini-app next to the seeds' own Python forms, same sizes, precision and threads, same run.
+
+Each round runs one mini-app deck holding every row's case (data resident: policy all-resident,
+so the timed region is the computation, as a NumPy call on arrays in memory), then each row's
+NumPy form, and the next round starts again with the mini-app: a slow spell of the machine lands
+on both sides. The table gives the median over rounds of each side's median time and their
+ratio, NumPy time / mini-app time (above 1: the mini-app is faster).
+
+    benchmarks/peers.py [--miniapp build/bin/miniapp] [--rounds 3] [--threads 2] [--space openmp]
+                        [--quick] [--markdown FILE] [--json FILE]
+
+NumPy is Debian's python3-numpy (run this with /usr/bin/python3): its BLAS/LAPACK is the one
+Debian's alternatives select; `blas` in the JSON names it. Both sides get OMP_NUM_THREADS and
+OPENBLAS_NUM_THREADS = --threads. GPU peers (CuPy, ...) are not run by this script yet.
+--quick: one round of small sizes, for the benchmark smoke test (its figures mean nothing).
+Exit status: 0, 1 when the mini-app failed or a result did not verify, 2 on bad usage.
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    import numpy as np
+except ImportError:  # pragma: no cover - reported, not hidden
+    print("peers.py: needs NumPy (Debian: apt-get install python3-numpy; run with /usr/bin/python3)", file=sys.stderr)
+    sys.exit(2)
+
+
+def rows(quick):
+    """Each row: the mini-app case(s) and the NumPy form at the same size and precision."""
+    s = (lambda full, small: small if quick else full)
+    n_pow, n_gemm, batch, n_dense = s(30_000_000, 300_000), s(1024, 256), s(10_000, 500), s(2048, 384)
+    n_reg, steps, n_dist = s(1_000_000, 20_000), s(20, 5), s(4096, 512)
+    rng = np.random.default_rng(7)
+
+    def power():
+        x = (1 - rng.random((1000, n_pow // 1000), dtype=np.float32))
+        y = (1 - rng.random((1000, n_pow // 1000), dtype=np.float32))
+        return lambda: x ** y
+
+    def gemm():
+        a, b = rng.random((n_gemm, n_gemm)) * 2 - 1, rng.random((n_gemm, n_gemm)) * 2 - 1
+        return lambda: a @ b
+
+    def batched():
+        a, b = rng.random((batch, 32, 32)), rng.random((batch, 32, 1))
+        return lambda: np.linalg.solve(a, b)
+
+    def dense():
+        a, b = rng.random((n_dense, n_dense)), rng.random((n_dense, 1))
+        return lambda: np.linalg.solve(a, b)
+
+    def regression():
+        x = np.hstack([np.ones((n_reg, 1)), rng.random((n_reg, 50))])
+        y = rng.random(n_reg)
+        beta = np.zeros(51)
+
+        def fit():
+            b = beta.copy()
+            for _ in range(steps):
+                r = x @ b - y
+                b -= 0.001 * (2.0 / n_reg) * (x.T @ r)
+            return b
+        return fit
+
+    def distance():
+        p = rng.random((n_dist, 3))
+
+        def form():
+            sq = np.einsum("ij,ij->i", p, p)
+            return np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2.0 * (p @ p.T), 0.0))
+        return form
+
+    case = (lambda name, workload, variants, size, precision, **keys:
+            dict(name=name, workload=workload, variants=variants, sizes=size, precision=precision, **keys))
+    return [
+        dict(label=f"`x ** y` float32, {n_pow:.0e}", numpy="`x ** y`", make=power,
+             cases=[case("power", "matrix", ["elementwise"], n_pow // 1000, "float32", op="power", rows=1000)]),
+        dict(label=f"GEMM float64, {n_gemm}", numpy="`A @ B`", make=gemm,
+             cases=[case("gemm", "matrix", ["gemm-tiled", "gemm-kokkos-kernels"], n_gemm, "float64")]),
+        dict(label=f"{batch} solves of 32 x 32 float64", numpy="`linalg.solve`", make=batched,
+             cases=[case("batched", "solver", ["batched-team", "batched-thread"], 32, "float64", systems=batch)]),
+        dict(label=f"one {n_dense} x {n_dense} solve float64", numpy="`linalg.solve`", make=dense,
+             cases=[case("dense", "solver", ["dense-blocked", "dense-vendor"], n_dense, "float64", systems=1)]),
+        dict(label=f"GD, {steps} steps of {n_reg:.0e} x 51 float64", numpy="`X @ b`, `X.T @ r`", make=regression,
+             cases=[case("regression", "regression", ["fused", "blas"], n_reg, "float64", features=50,
+                         iterations=steps, learning_rate=0.001)]),
+        dict(label=f"distance {n_dist} float64", numpy="einsum + matmul", make=distance,
+             cases=[case("distance", "distance", ["direct", "gemm"], n_dist, "float64", dim=3)]),
+    ]
+
+
+def deck_text(table, space, repetitions):
+    lines = ["title: peers.py - the mini-app beside the seeds' NumPy forms", "cases:"]
+    for row in table:
+        for c in row["cases"]:
+            lines.append(f"  - name: {c['name']}")
+            for key, value in c.items():
+                if key == "name":
+                    continue
+                if isinstance(value, list):
+                    value = "[" + ", ".join(value) + "]"
+                lines.append(f"    {key}: {value}")
+            lines += [f"    spaces: [{space}]", "    policies: [all-resident]", "    warmup: 1",
+                      f"    repetitions: {repetitions}"]
+    return "\n".join(lines) + "\n"
+
+
+def run_miniapp(binary, deck, env):
+    """{(case, variant): median compute seconds}; raises on a failed run or a failed verification."""
+    with tempfile.TemporaryDirectory() as out:
+        path = os.path.join(out, "peers.yaml")
+        with open(path, "w") as f:
+            f.write(deck)
+        done = subprocess.run([binary, path, "--output", os.path.join(out, "results")], env=env,
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"miniapp exited with {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+        with open(os.path.join(out, "results", "results.json")) as f:
+            results = json.load(f)
+    times = {}
+    for m in results["measurements"]:
+        if not m["verification"]["passed"]:
+            raise RuntimeError(f"{m['case']} {m['variant']}: verification failed: {m['verification']['detail']}")
+        # The regression's compute is the whole fit of `iterations` steps, as its NumPy form is.
+        times[(m["case"], m["variant"])] = m["seconds"]["compute"]["median"]
+    return times, results.get("provenance", {})
+
+
+def time_numpy(form, repetitions):
+    form()  # warm-up
+    samples = []
+    for _ in range(repetitions):
+        start = time.perf_counter()
+        form()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def machine():
+    model, flags = platform.processor() or "unknown CPU", set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name") and model in ("", "unknown CPU", platform.processor()):
+                    model = line.split(":", 1)[1].strip()
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    isa = "AVX-512F" if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE/other"
+    return f"{model}, {os.cpu_count()} CPUs, {isa}"
+
+
+def numpy_blas():
+    try:
+        import numpy.distutils.system_info  # noqa: F401  (1.24: present)
+        info = np.__config__.get_info("blas_opt_info")
+        return ", ".join(info.get("libraries", [])) or "unknown"
+    except Exception:  # pragma: no cover
+        return "unknown"
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--miniapp", default=os.path.join("build", "bin", "miniapp"))
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--repetitions", type=int, default=3, help="timed repetitions per side per round")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--space", default="openmp")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--markdown")
+    parser.add_argument("--json")
+    args = parser.parse_args(argv)
+    if args.rounds < 1 or args.repetitions < 1 or args.threads < 1:
+        parser.error("--rounds, --repetitions and --threads must be at least 1")
+    if not os.access(args.miniapp, os.X_OK):
+        parser.error(f"no mini-app binary at {args.miniapp} (build it, or pass --miniapp)")
+    rounds, repetitions = (1, 1) if args.quick else (args.rounds, args.repetitions)
+    threads = str(args.threads)
+    os.environ.update(OMP_NUM_THREADS=threads, OPENBLAS_NUM_THREADS=threads)  # NumPy's BLAS reads them at import
+    env = dict(os.environ, OMP_PROC_BIND="spread", OMP_PLACES="threads")
+
+    table = rows(args.quick)
+    deck = deck_text(table, args.space, repetitions)
+    forms = [row["make"]() for row in table]
+    mini = {}
+    peer = {i: [] for i in range(len(table))}
+    provenance = {}
+    for r in range(rounds):
+        try:
+            times, provenance = run_miniapp(args.miniapp, deck, env)
+        except RuntimeError as e:
+            print(f"peers.py: {e}", file=sys.stderr)
+            return 1
+        for key, seconds in times.items():
+            mini.setdefault(key, []).append(seconds)
+        for i, form in enumerate(forms):
+            peer[i].append(time_numpy(form, repetitions))
+        print(f"round {r + 1}/{rounds} done", file=sys.stderr)
+
+    result_rows = []
+    for i, row in enumerate(table):
+        numpy_s = statistics.median(peer[i])
+        for c in row["cases"]:
+            for variant in c["variants"]:
+                if (c["name"], variant) not in mini:
+                    continue  # a variant this build lacks (the deck would have been refused otherwise)
+                mini_s = statistics.median(mini[(c["name"], variant)])
+                result_rows.append(dict(workload=row["label"], numpy_form=row["numpy"], variant=variant,
+                                        numpy_ms=numpy_s * 1e3, miniapp_ms=mini_s * 1e3, ratio=numpy_s / mini_s))
+    where = machine()
+    header = (f"Machine: {where}; {args.threads} threads (OpenMP space `{args.space}`, NumPy's BLAS); "
+              f"NumPy {np.__version__}; Kokkos {provenance.get('kokkos_version', '?')}; medians of {rounds} "
+              f"alternating rounds of {repetitions} repetitions; ratio = NumPy time / mini-app time.")
+    lines = [header, "", "| workload | NumPy form | mini-app variant | NumPy ms | mini-app ms | ratio |",
+             "|---|---|---|---|---|---|"]
+    for row in result_rows:
+        lines.append(f"| {row['workload']} | {row['numpy_form']} | {row['variant']} | {row['numpy_ms']:.3g} | "
+                     f"{row['miniapp_ms']:.3g} | {row['ratio']:.2f}x |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(dict(machine=where, threads=args.threads, space=args.space, numpy=np.__version__,
+                           numpy_blas=numpy_blas(), rounds=rounds, repetitions=repetitions, quick=args.quick,
+                           rows=result_rows), f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# ctest `benchmark.peers` (label `benchmark`): benchmarks/peers.py --quick, one round of small
+# sizes, must run every row with the mini-app's results verified and print its table. Never
+# judged on time. Debian's python3-numpy comes through scripts/bootstrap-debian.sh
+# --report-packages; "skipped: <why>" (ctest: skipped) only where no package archive offers it.
+#   peers_smoke.sh MINIAPP SOURCE_DIR
+set -uo pipefail
+MINIAPP=${1:?usage: peers_smoke.sh MINIAPP SOURCE_DIR}
+SRC=${2:?usage: peers_smoke.sh MINIAPP SOURCE_DIR}
+
+if ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+  log=$(mktemp)
+  "$SRC/scripts/bootstrap-debian.sh" --report-packages >"$log" 2>&1
+  status=$?
+  if ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+    if command -v apt-cache >/dev/null 2>&1 && apt-cache policy python3-numpy 2>/dev/null | grep -qE 'Candidate: [0-9]'; then
+      tail -n 20 "$log"
+      rm -f "$log"
+      echo "FAIL: the package archive has python3-numpy but installing it failed (bootstrap exit $status, output above)"
+      exit 1
+    fi
+    rm -f "$log"
+    echo "skipped: python3-numpy cannot be installed here (no package archive offers it)"
+    exit 0
+  fi
+  rm -f "$log"
+fi
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+/usr/bin/python3 "$SRC/benchmarks/peers.py" --quick --miniapp "$MINIAPP" --json "$out/peers.json" || {
+  echo "FAIL: peers.py exited with $?"
+  exit 1
+}
+# Every row of the table must have both sides measured: at least one variant per workload row.
+/usr/bin/python3 - "$out/peers.json" <<'PY' || exit 1
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+workloads = {r["workload"].split(",")[0].split(" ")[0] for r in rows}
+bad = [r for r in rows if not (r["numpy_ms"] > 0 and r["miniapp_ms"] > 0)]
+if bad or len({r["workload"] for r in rows}) < 6:
+    print(f"FAIL: {len({r['workload'] for r in rows})} of 6 rows measured; without a time: {bad}")
+    sys.exit(1)
+print(f"ok: {len(rows)} mini-app variants beside their NumPy forms")
+PY
