@@ -161,11 +161,14 @@ def machine():
 
 
 def numpy_blas():
+    """The BLAS library NumPy has loaded (after a matrix product), from this process's maps."""
+    a = np.ones((64, 64))
+    a @ a
     try:
-        import numpy.distutils.system_info  # noqa: F401  (1.24: present)
-        info = np.__config__.get_info("blas_opt_info")
-        return ", ".join(info.get("libraries", [])) or "unknown"
-    except Exception:  # pragma: no cover
+        with open("/proc/self/maps") as f:
+            libs = sorted({line.split()[-1] for line in f if "blas" in line.split()[-1].lower()})
+        return ", ".join(os.path.realpath(lib) for lib in libs) or "unknown"
+    except OSError:
         return "unknown"
 
 
@@ -218,7 +221,8 @@ def main(argv):
                 result_rows.append(dict(workload=row["label"], numpy_form=row["numpy"], variant=variant,
                                         numpy_ms=numpy_s * 1e3, miniapp_ms=mini_s * 1e3, ratio=numpy_s / mini_s))
     where = machine()
-    header = (f"Machine: {where}; {args.threads} threads (OpenMP space `{args.space}`, NumPy's BLAS); "
+    header = (f"Machine: {where}; {args.threads} threads (OpenMP space `{args.space}`, NumPy's BLAS "
+              f"{numpy_blas()}); "
               f"NumPy {np.__version__}; Kokkos {provenance.get('kokkos_version', '?')}; medians of {rounds} "
               f"alternating rounds of {repetitions} repetitions; ratio = NumPy time / mini-app time.")
     lines = [header, "", "| workload | NumPy form | mini-app variant | NumPy ms | mini-app ms | ratio |",
