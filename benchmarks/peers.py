@@ -146,16 +146,17 @@ def time_numpy(form, repetitions):
 
 
 def machine():
-    model, flags = platform.processor() or "unknown CPU", set()
+    model, flags = None, set()
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name") and model in ("", "unknown CPU", platform.processor()):
+                if line.startswith("model name") and model is None:
                     model = line.split(":", 1)[1].strip()
                 if line.startswith("flags"):
                     flags = set(line.split(":", 1)[1].split())
     except OSError:
         pass
+    model = model or platform.processor() or "unknown CPU"
     isa = "AVX-512F" if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE/other"
     return f"{model}, {os.cpu_count()} CPUs, {isa}"
 

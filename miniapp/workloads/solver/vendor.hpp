@@ -206,7 +206,8 @@ void copy_in(const Space& space, const A& a, const B& b, const X& x, const LU& l
   }
 }
 
-// The first pivot at most n eps max|A| into `first` (n when none).
+// The index of the first pivot at most n eps max|A| into `first`; none leaves Min's identity
+// (the largest int), which record_pivot reads as "no tiny pivot" (any value >= n).
 template <class Space, class LU, class Scale, class First, MINIAPP_KERNEL_UNIT>
 void find_tiny_pivot(const Space& space, const LU& lu, const Scale& scale, const First& first) {
   using Scalar = typename LU::non_const_value_type;
