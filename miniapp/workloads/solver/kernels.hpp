@@ -223,7 +223,7 @@ void batched_team(const Space& space, const A& a, const B& b, const X& x, const 
 // compat::kHasBatchedPivotingSolve), then iterative refinement with it.
 // - Gesv pivots statically: it scales rows and columns to a largest magnitude of 1, permutes
 //   rows to put large entries on the diagonal, then factors without pivoting. That is not
-//   backward stable: some random systems fail LAPACK's residual test (README, solver variants).
+//   backward stable: some random systems fail LAPACK's residual test (docs/workloads.md, solver).
 //   Refinement, x += A^-1 (b - A x) with the residual in working precision, is the remedy static
 //   pivoting is designed for; it stops once a correction is below rounding of x or no longer
 //   halves, after kMaxRefinementSteps at most.
