@@ -2,7 +2,8 @@
 // benchmarks, and the run context records the Kokkos configuration and the mini-app's commit.
 
 #include "miniapp/core/kokkos_compat.hpp"
-#include "miniapp/core/report.hpp"
+#include "miniapp/record/provenance.hpp"
+#include "miniapp/core/clock.hpp"
 
 #include "registry.hpp"
 

@@ -2,7 +2,8 @@
 
 #include "miniapp/calibration/probe.hpp"
 #include "miniapp/core/memory.hpp"
-#include "miniapp/core/report.hpp"
+#include "miniapp/core/atomic_file.hpp"
+#include "miniapp/core/clock.hpp"
 
 #include <yaml-cpp/yaml.h>
 

@@ -364,4 +364,23 @@ std::vector<MeasurementSpec> expand(const Deck& deck) {
   return plan;
 }
 
+std::optional<std::string> select_case(Deck& deck, const std::string& selector) {
+  std::size_t index = deck.cases.size();
+  if (!selector.empty() && selector.find_first_not_of("0123456789") == std::string::npos) {
+    index = std::stoul(selector);
+  } else {
+    for (std::size_t i = 0; i < deck.cases.size(); ++i)
+      if (deck.cases[i].name == selector) index = i;
+  }
+  if (index >= deck.cases.size()) {
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < deck.cases.size(); ++i) names.push_back(std::to_string(i) + " " + deck.cases[i].name);
+    std::string listed;
+    for (const std::string& n : names) listed += (listed.empty() ? "" : ", ") + n;
+    return "--case '" + selector + "': the deck has no such case (its cases: " + listed + ")";
+  }
+  deck.cases = {deck.cases[index]};
+  return std::nullopt;
+}
+
 }  // namespace miniapp

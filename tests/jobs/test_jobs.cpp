@@ -3,10 +3,10 @@
 // merge names incomplete tasks and keeps every measurement, queue-wait reproduces the seed's
 // tables from a recorded sacct output. tests/slurm/ runs the same against a real Slurm.
 
-#include "miniapp/merge.hpp"
-#include "miniapp/submit/batch_script.hpp"
-#include "miniapp/submit/queue_wait.hpp"
-#include "miniapp/submit/site_profile.hpp"
+#include "miniapp/commands/merge/merge.hpp"
+#include "miniapp/commands/submit/batch_script.hpp"
+#include "miniapp/commands/queue_wait/queue_wait.hpp"
+#include "miniapp/commands/submit/site_profile.hpp"
 #include "../common/shell_command.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,8 @@
 #include "miniapp/calibration/calibration.hpp"
 #include "miniapp/calibration/probe.hpp"
 #include "miniapp/core/interrupt.hpp"
-#include "miniapp/core/report.hpp"
+#include "miniapp/record/writers.hpp"
+#include "miniapp/core/atomic_file.hpp"
 #include "space_types.hpp"
 
 #include <gtest/gtest.h>

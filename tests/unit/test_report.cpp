@@ -1,4 +1,8 @@
-#include "miniapp/core/report.hpp"
+#include "miniapp/record/console.hpp"
+#include "miniapp/record/writers.hpp"
+#include "miniapp/record/provenance.hpp"
+#include "miniapp/core/atomic_file.hpp"
+#include "miniapp/core/clock.hpp"
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>

@@ -4,9 +4,11 @@
 #include "miniapp/core/exit_codes.hpp"
 #include "miniapp/core/field.hpp"
 #include "miniapp/core/interrupt.hpp"
-#include "miniapp/core/report.hpp"
-#include "miniapp/core/runner.hpp"
-#include "miniapp/thread_sweep.hpp"
+#include "miniapp/record/writers.hpp"
+#include "miniapp/core/atomic_file.hpp"
+#include "miniapp/core/clock.hpp"
+#include "miniapp/commands/run/runner.hpp"
+#include "miniapp/commands/run/thread_sweep.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-#include "thread_sweep.hpp"
+#include "miniapp/commands/run/thread_sweep.hpp"
 
 #include "miniapp/core/affinity.hpp"
 #include "miniapp/core/child_process.hpp"
 #include "miniapp/core/exit_codes.hpp"
-#include "miniapp/core/report.hpp"
+#include "miniapp/core/atomic_file.hpp"
 #include "miniapp/core/stats.hpp"
 
 #include <sys/wait.h>

@@ -1,4 +1,4 @@
-#include "miniapp/submit/batch_script.hpp"
+#include "miniapp/commands/submit/batch_script.hpp"
 
 #include <sstream>
 

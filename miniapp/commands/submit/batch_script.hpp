@@ -4,7 +4,7 @@
 // launcher into a per-job results directory, samples the GPU while it runs, and passes Slurm's
 // SIGTERM on so that finished measurements are kept.
 
-#include "miniapp/submit/site_profile.hpp"
+#include "miniapp/commands/submit/site_profile.hpp"
 
 #include <optional>
 #include <stdexcept>

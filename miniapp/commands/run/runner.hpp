@@ -3,7 +3,7 @@
 // failed verifications, errors and signals into the documented exit codes (exit_codes.hpp).
 
 #include "miniapp/core/measurement.hpp"
-#include "miniapp/core/report.hpp"
+#include "miniapp/record/record.hpp"
 
 #include <functional>
 #include <string>

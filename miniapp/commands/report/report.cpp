@@ -1,9 +1,12 @@
-#include "miniapp/report_command.hpp"
+#include "miniapp/commands/commands.hpp"
 
 #include "miniapp/advise_deck.hpp"
 #include "miniapp/core/child_process.hpp"
 #include "miniapp/core/exit_codes.hpp"
-#include "miniapp/core/report.hpp"
+#include "miniapp/core/atomic_file.hpp"
+#include "miniapp/core/clock.hpp"
+#include "miniapp/record/reader.hpp"
+#include "miniapp/record/schema.hpp"
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -18,7 +21,6 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -32,7 +34,6 @@ namespace fs = std::filesystem;
 namespace miniapp {
 namespace {
 
-constexpr const char* kSchema = "kokkos-miniapp-results/1";
 
 constexpr const char* kReportUsage = R"(usage: miniapp report RESULTS_DIR... [-o OUT] [--assume-device NAME] [--link-GBps X]
 
@@ -209,38 +210,32 @@ std::vector<fs::path> result_files(const std::string& directory) {
   if (!fs::exists(dir, ec)) throw BadInput(directory + ": no such directory");
   if (!fs::is_directory(dir, ec)) throw BadInput(directory + ": not a directory (give the directory that holds results.json)");
   std::vector<fs::path> files;
-  if (fs::is_regular_file(dir / "results.json", ec)) files.push_back(dir / "results.json");
-  static const std::regex sweep_run("threads-[0-9]+");
-  for (const auto& entry : fs::directory_iterator(dir, ec))
-    if (entry.is_directory(ec) && std::regex_match(entry.path().filename().string(), sweep_run) &&
-        fs::is_regular_file(entry.path() / "results.json", ec))
-      files.push_back(entry.path() / "results.json");
+  for (const std::string& run : results::run_directories(directory))
+    if (fs::is_regular_file(fs::path(run) / "results.json", ec)) files.push_back(fs::path(run) / "results.json");
   if (files.empty()) throw BadInput(directory + ": no results.json in it (nor threads-N/results.json of a thread sweep)");
   return files;
 }
 
-// The checks that need no Python: valid JSON (yaml-cpp reads it), our schema, some measurements.
+// The checks that need no Python: valid JSON, our schema, some measurements.
 void check_results_file(const fs::path& file) {
   YAML::Node doc;
   try {
-    doc = YAML::LoadFile(file.string());
-  } catch (const YAML::Exception& e) {
-    throw BadInput(file.string() + ": not valid JSON (line " + std::to_string(e.mark.line + 1) + ", column " +
-                   std::to_string(e.mark.column + 1) + ": " + e.msg + ")");
-  }
-  if (!doc.IsMap()) throw BadInput(file.string() + ": not a mini-app results file (the top level is not an object)");
-  const YAML::Node schema = doc["schema"];
-  const std::string found = schema && schema.IsScalar() ? schema.as<std::string>() : std::string();
-  if (found != kSchema)
+    doc = results::load(file.string());
+  } catch (const results::ReadError& e) {
+    using Kind = results::ReadError::Kind;
+    if (e.kind == Kind::NotJson)
+      throw BadInput(file.string() + ": not valid JSON (line " + std::to_string(e.line) + ", column " +
+                     std::to_string(e.column) + ": " + e.what() + ")");
+    if (e.kind == Kind::NotObject)
+      throw BadInput(file.string() + ": not a mini-app results file (the top level is not an object)");
+    const std::string found = e.what();
     throw BadInput(file.string() + ": " + (found.empty() ? std::string("no schema field") : "schema '" + found + "'") +
-                   "; expected '" + kSchema + "' (a results.json written by miniapp)");
-  const YAML::Node measurements = doc["measurements"];
-  if (!measurements || !measurements.IsSequence() || measurements.size() == 0) {
-    const YAML::Node status = doc["status"];
-    throw BadInput(file.string() + ": holds no measurements (status '" +
-                   (status && status.IsScalar() ? status.as<std::string>() : std::string("?")) + "'); nothing to " +
-                   "report");
+                   "; expected '" + kResultsSchema + "' (a results.json written by miniapp)");
   }
+  const YAML::Node measurements = results::child(doc, "measurements");
+  if (!measurements.IsSequence() || measurements.size() == 0)
+    throw BadInput(file.string() + ": holds no measurements (status '" + results::text(doc, "status", "?") +
+                   "'); nothing to report");
 }
 
 fs::path executable_directory() {
@@ -329,10 +324,6 @@ void check_assumed_device(const std::string& value) {
 }
 
 }  // namespace
-
-bool is_report_subcommand(int argc, char** argv) {
-  return argc > 1 && (std::strcmp(argv[1], "report") == 0 || std::strcmp(argv[1], "advise") == 0);
-}
 
 int run_report_subcommand(int argc, char** argv) {
   const std::string name = argv[1];

@@ -1,7 +1,7 @@
 #pragma once
-// `miniapp merge DIR...`: collates the results directories of several runs (the tasks of a job
-// array, the CPU and GPU jobs of a twin) into one results set of the same schema, and names every
-// task that is missing, failed, was interrupted or never finished.
+// Several runs' results directories (the tasks of a job array, the CPU and GPU jobs of a twin)
+// as one results set of the same schema, and every task that is missing, failed, was interrupted
+// or never finished. `miniapp merge` (commands/merge) prints and writes it.
 
 #include <yaml-cpp/yaml.h>
 
@@ -37,15 +37,5 @@ MergedResults merge_directories(const std::vector<std::string>& directories);
 std::string merged_json(const MergedResults& merged, const std::vector<std::string>& command_line);
 std::string merged_csv(const MergedResults& merged);
 std::string merged_benchmark_json(const MergedResults& merged, const std::vector<std::string>& command_line);
-
-void print_task_summary(std::ostream& os, const MergedResults& merged);
-void print_merged_table(std::ostream& os, const MergedResults& merged);
-// One column per task: the best median time of each measurement group (case, variant, precision,
-// size, input generation) and where it ran, and the ratio of the first task's time to each other's.
-void print_side_by_side(std::ostream& os, const MergedResults& merged);
-
-// argv[0] is "merge". Exit codes: 0 every task complete and verified; 1 a verification failed;
-// 2 bad command line; 3 a task missing, unreadable, failed, interrupted or never finished.
-int run_merge(int argc, char** argv);
 
 }  // namespace miniapp

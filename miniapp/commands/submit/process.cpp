@@ -1,4 +1,4 @@
-#include "miniapp/submit/process.hpp"
+#include "miniapp/commands/submit/process.hpp"
 
 #include <poll.h>
 #include <sys/wait.h>

@@ -1,4 +1,4 @@
-#include "miniapp/submit/site_profile.hpp"
+#include "miniapp/commands/submit/site_profile.hpp"
 
 #include "miniapp/core/map_reader.hpp"
 

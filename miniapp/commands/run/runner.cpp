@@ -1,7 +1,9 @@
-#include "miniapp/core/runner.hpp"
+#include "miniapp/commands/run/runner.hpp"
 
+#include "miniapp/core/clock.hpp"
 #include "miniapp/core/exit_codes.hpp"
 #include "miniapp/core/interrupt.hpp"
+#include "miniapp/record/console.hpp"
 
 #include <chrono>
 #include <iomanip>

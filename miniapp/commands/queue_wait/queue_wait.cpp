@@ -1,9 +1,9 @@
-#include "miniapp/submit/queue_wait.hpp"
+#include "miniapp/commands/queue_wait/queue_wait.hpp"
 
 #include "miniapp/core/diagnostics.hpp"
 #include "miniapp/core/exit_codes.hpp"
-#include "miniapp/submit/commands.hpp"
-#include "miniapp/submit/process.hpp"
+#include "miniapp/commands/commands.hpp"
+#include "miniapp/commands/submit/process.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -2,17 +2,18 @@
 // script for the site (written, printed or submitted); --array makes one task per measurement
 // group, --twin a CPU job and a GPU job of the same deck and a job that sets them side by side.
 
-#include "miniapp/submit/commands.hpp"
+#include "miniapp/commands/commands.hpp"
 
 #include "miniapp/core/build_info.hpp"
 #include "miniapp/core/deck.hpp"
 #include "miniapp/core/exit_codes.hpp"
-#include "miniapp/core/report.hpp"
+#include "miniapp/core/atomic_file.hpp"
+#include "miniapp/core/clock.hpp"
 #include "miniapp/core/spaces.hpp"
-#include "miniapp/merge.hpp"
-#include "miniapp/submit/batch_script.hpp"
-#include "miniapp/submit/process.hpp"
-#include "miniapp/submit/site_profile.hpp"
+#include "miniapp/record/merged.hpp"
+#include "miniapp/commands/submit/batch_script.hpp"
+#include "miniapp/commands/submit/process.hpp"
+#include "miniapp/commands/submit/site_profile.hpp"
 
 #include <sys/stat.h>
 
@@ -218,24 +219,6 @@ std::optional<std::string> sbatch(const std::vector<std::string>& extra, const s
 }
 
 }  // namespace
-
-std::optional<std::string> select_case(Deck& deck, const std::string& selector) {
-  std::size_t index = deck.cases.size();
-  if (!selector.empty() && selector.find_first_not_of("0123456789") == std::string::npos) {
-    index = std::stoul(selector);
-  } else {
-    for (std::size_t i = 0; i < deck.cases.size(); ++i)
-      if (deck.cases[i].name == selector) index = i;
-  }
-  if (index >= deck.cases.size()) {
-    std::vector<std::string> names;
-    for (std::size_t i = 0; i < deck.cases.size(); ++i) names.push_back(std::to_string(i) + " " + deck.cases[i].name);
-    return "--case '" + selector + "': the deck has no such case (its cases: " + join(names) + ")";
-  }
-  deck.cases = {deck.cases[index]};
-  return std::nullopt;
-}
-
 
 int run_submit(int argc, char** argv) {
   Options o;

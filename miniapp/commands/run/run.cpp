@@ -1,0 +1,407 @@
+// `miniapp [options] DECK.yaml`: runs the experiments of a deck on every requested Kokkos
+// execution space and mirror policy, verifies every result and writes the run's record.
+
+#include "miniapp/calibration/calibration.hpp"
+#include "miniapp/commands/commands.hpp"
+#include "miniapp/commands/run/runner.hpp"
+#include "miniapp/commands/run/thread_sweep.hpp"
+#include "miniapp/core/affinity.hpp"
+#include "miniapp/core/atomic_file.hpp"
+#include "miniapp/core/clock.hpp"
+#include "miniapp/core/deck.hpp"
+#include "miniapp/core/exit_codes.hpp"
+#include "miniapp/core/interrupt.hpp"
+#include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/memory.hpp"
+#include "miniapp/core/spaces.hpp"
+#include "miniapp/core/workload.hpp"
+#include "miniapp/record/console.hpp"
+#include "miniapp/record/provenance.hpp"
+#include "miniapp/record/writers.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+namespace miniapp {
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: miniapp [options] DECK.yaml
+       miniapp submit DECK --site NAME [options]   a batch script for a site's Slurm
+       miniapp merge DIR... [options]              collate results of array tasks, twins
+       miniapp queue-wait [options]                median queue wait per partition (sacct)
+       miniapp report RESULTS_DIR... [-o OUT]      plots and the answer as one report.html
+       miniapp advise [DECK | RESULTS_DIR...]     GPU or CPU? (no argument: a built-in sweep first)
+
+Runs every case of the YAML deck on the requested Kokkos execution spaces and mirror
+policies, verifies each result, prints a table per case and writes results.json,
+results.csv and benchmark.json into the output directory.
+
+options:
+  -h, --help          show this help and exit
+      --version       show version, git commit, compiler, Kokkos versions and spaces
+      --list          list workloads, variants, compiled spaces and mirror policies
+      --dry-run       validate the deck and print the plan; run nothing
+  -o, --output DIR    output directory (default: deck's output, else results/<deck>-<time>)
+      --spaces LIST   comma-separated spaces for every case, e.g. serial,openmp
+      --sizes LIST    comma-separated sizes for every case, e.g. 256,512
+      --case N|NAME   run only this case of the deck (index from 0, or its name)
+      --no-calibrate  skip the calibration probe. On by default: a few seconds per space, it
+                      measures each space's stream bandwidth, GEMM rate, launch latency and
+                      host<->device link, and every measurement is placed under those roofs.
+                      Kept in OUT/calibration.json and reused by later runs into OUT; also kept
+                      for 24 hours per host, build and thread count in $MINIAPP_CALIBRATION_CACHE
+                      (default ~/.cache/kokkos-miniapp), so short runs on one machine probe once
+      --recalibrate   probe again even where a cached calibration exists
+  -q, --quiet         no progress on stderr, no tables on stdout
+  --kokkos-...        passed to Kokkos (e.g. --kokkos-num-threads=2; see --kokkos-help)
+
+exit codes:
+  0  every measurement ran and verified
+  1  a verification failed (a calibration probe's own check included)
+  2  bad deck or command line (nothing ran)
+  3  runtime error (allocation failure, device error, unwritable output)
+  128+N  stopped by signal N (SIGTERM: 143); finished results are kept
+)";
+
+struct CommandLine {
+  std::string deck;
+  std::string output;
+  std::string case_selector;  // --case: one case of the deck, by index or name
+  bool help = false, version = false, list = false, dry_run = false, quiet = false, calibrate = true,
+       recalibrate = false;
+  Overrides overrides;
+  std::vector<std::string> kokkos_args;
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+CommandLine parse_command_line(int argc, char** argv) {
+  CommandLine cli;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const std::string& name) -> std::string {
+      const auto eq = a.find('=');
+      if (eq != std::string::npos) return a.substr(eq + 1);
+      if (i + 1 >= argc) throw UsageError(name + " needs a value");
+      return argv[++i];
+    };
+    auto is = [&](const char* name) { return a == name || a.rfind(std::string(name) + "=", 0) == 0; };
+    if (a == "-h" || a == "--help") cli.help = true;
+    else if (a == "--version") cli.version = true;
+    else if (a == "--list") cli.list = true;
+    else if (a == "--dry-run") cli.dry_run = true;
+    else if (a == "-q" || a == "--quiet") cli.quiet = true;
+    else if (a == "--no-calibrate") cli.calibrate = false;
+    else if (a == "--recalibrate") cli.recalibrate = true;
+    else if (is("-o") || is("--output")) cli.output = value("--output");
+    else if (is("--case")) cli.case_selector = value("--case");
+    else if (is("--spaces")) cli.overrides.spaces = split(value("--spaces"));
+    else if (is("--sizes")) {
+      std::vector<std::size_t> sizes;
+      for (const std::string& s : split(value("--sizes"))) {
+        char* end = nullptr;
+        const long long v = std::strtoll(s.c_str(), &end, 10);
+        if (*end != '\0' || v <= 0) throw UsageError("--sizes: '" + s + "' is not a positive integer");
+        sizes.push_back(static_cast<std::size_t>(v));
+      }
+      if (sizes.empty()) throw UsageError("--sizes needs at least one size");
+      cli.overrides.sizes = sizes;
+    } else if (a.rfind("--kokkos-", 0) == 0) cli.kokkos_args.push_back(a);
+    else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "' (see --help)");
+    else if (cli.deck.empty()) cli.deck = a;
+    else throw UsageError("only one deck is accepted; got '" + cli.deck + "' and '" + a + "'");
+  }
+  if (cli.overrides.spaces) {
+    const auto compiled = compiled_space_names();
+    for (const std::string& s : *cli.overrides.spaces)
+      if (std::find(compiled.begin(), compiled.end(), s) == compiled.end()) {
+        throw UsageError("--spaces: '" + s + "' is not compiled into this binary (compiled: " + join(compiled) + ")");
+      }
+  }
+  if (!cli.help && !cli.version && !cli.list && cli.deck.empty()) throw UsageError("no deck given (see --help)");
+  return cli;
+}
+
+void print_version(std::ostream& os) {
+  const Provenance p = collect_provenance(0, nullptr);
+  os << "miniapp " << p.miniapp_version << " (git " << p.git_commit << ")\n"
+     << "compiler: " << p.compiler << "\n"
+     << "Kokkos " << p.kokkos_version << ", Kokkos Kernels " << p.kokkos_kernels_version << "\n"
+     << "execution spaces:";
+  for (const std::string& s : p.spaces_compiled) os << ' ' << s;
+  os << '\n';
+}
+
+void print_list(std::ostream& os) {
+  os << "workloads (size meaning; variants):\n";
+  for (const auto& w : workloads()) {
+    os << "  " << w->name() << ": " << w->summary() << "\n    size: " << w->size_meaning() << "\n";
+    for (const VariantInfo& v : w->variants()) {
+      os << "    - " << v.name << ": " << v.summary;
+      if (!v.unavailable_reason.empty()) os << " [unavailable: " << v.unavailable_reason << "]";
+      os << "\n";
+    }
+  }
+  os << "execution spaces compiled in:\n";
+  for (const std::string& s : compiled_space_names())
+    os << "  " << s << (is_host_space_name(s) ? " (host)" : " (device)") << "\n";
+  os << "mirror policies:\n";
+  for (MirrorPolicy p : kAllMirrorPolicies) os << "  " << to_string(p) << ": " << describe(p) << "\n";
+}
+
+std::string default_output_directory(const std::string& deck) {
+  return "results/" + fs::path(deck).stem().string() + "-" + local_timestamp();
+}
+
+void warn_about_environment(const Deck& deck) {
+  bool openmp = false;
+  for (const CaseSpec& c : deck.cases)
+    for (const std::string& s : c.spaces) openmp = openmp || s == "openmp";
+  if (openmp && (!std::getenv("OMP_PROC_BIND") || !std::getenv("OMP_PLACES")))
+    std::cerr << "warning: OMP_PROC_BIND/OMP_PLACES are not set; OpenMP threads may migrate between cores "
+                 "(e.g. export OMP_PROC_BIND=spread OMP_PLACES=threads)\n";
+}
+
+// Host threads, in this order: --kokkos-threads/--kokkos-num-threads or KOKKOS_NUM_THREADS
+// (Kokkos reads them itself), the deck's `threads`, OMP_NUM_THREADS, SLURM_CPUS_PER_TASK.
+std::string choose_host_threads(const CommandLine& cli, const Deck& deck) {
+  for (const std::string& a : cli.kokkos_args)
+    if (a.rfind("--kokkos-threads", 0) == 0 || a.rfind("--kokkos-num-threads", 0) == 0) return "command line";
+  if (std::getenv("KOKKOS_NUM_THREADS")) return "KOKKOS_NUM_THREADS";
+  if (deck.threads.size() == 1) {
+    setenv("KOKKOS_NUM_THREADS", std::to_string(deck.threads.front()).c_str(), 1);
+    return "deck";
+  }
+  if (deck.threads.size() > 1) return "deck thread sweep";
+  if (std::getenv("OMP_NUM_THREADS")) return "OMP_NUM_THREADS";
+  if (const char* slurm = std::getenv("SLURM_CPUS_PER_TASK")) {
+    setenv("KOKKOS_NUM_THREADS", slurm, 1);
+    return "SLURM_CPUS_PER_TASK";
+  }
+  return "default";
+}
+
+int cpus_allowed() {
+  const cpu_set_t set = process_cpus();
+  return CPU_COUNT(&set);
+}
+
+void warn_about_threads(const Provenance& p) {
+  int limit = p.cpus_allowed;
+  if (const char* slurm = std::getenv("SLURM_CPUS_PER_TASK")) limit = std::min(limit, std::atoi(slurm));
+  if (limit > 0 && p.host_threads > limit)
+    std::cerr << "warning: " << p.host_threads << " host threads (" << p.host_threads_source << ") but this job may use "
+              << limit << " CPUs: the threads are oversubscribed and timings will suffer\n";
+}
+
+// Refuses, with the numbers, every measurement whose fields do not fit where they must live, and
+// every one a workload knows it cannot run (a limit of the space, e.g. team scratch), before
+// anything is allocated: a plan either runs whole or not at all.
+std::vector<std::string> check_limits(const Deck& deck, const std::vector<MeasurementSpec>& plan) {
+  std::vector<std::string> problems;
+  const std::optional<std::size_t> host_free = available_host_memory();
+  for (const MeasurementSpec& m : plan) {
+    const Workload* w = find_workload(m.workload);
+    const Footprint fp = w->footprint(m, deck.cases[m.case_index].params);
+    // The space's bytes are host memory themselves or have host mirrors; host-only bytes add to them.
+    const double need_host = static_cast<double>(fp.space_bytes + fp.host_only_bytes);
+    const double need_space = static_cast<double>(fp.space_bytes);
+    const CaseSpec& c = deck.cases[m.case_index];
+    auto refuse = [&](const std::string& where, double need, double available) {
+      std::ostringstream s;
+      s << deck.file << ":" << c.line << ":1: " << "cases[" << m.case_index << "] (" << c.name << "): size " << m.size
+        << " " << to_string(m.precision) << " on " << m.space << " needs " << format_bytes(need) << " of " << where
+        << " memory, " << format_bytes(available) << " available";
+      problems.push_back(s.str());
+    };
+    if (const std::optional<std::string> why = w->refuse(m, c.params)) {
+      std::ostringstream s;
+      s << deck.file << ":" << c.line << ":1: " << "cases[" << m.case_index << "] (" << c.name
+        << "): " << describe_measurement(m) << ": " << *why;
+      problems.push_back(s.str());
+    }
+    if (host_free && need_host > static_cast<double>(*host_free))
+      refuse("host", need_host, static_cast<double>(*host_free));
+    if (!is_host_space_name(m.space))
+      if (const auto dev = available_device_memory(m.space); dev && need_space > static_cast<double>(*dev))
+        refuse(m.space + " device", need_space, static_cast<double>(*dev));
+  }
+  std::sort(problems.begin(), problems.end());
+  problems.erase(std::unique(problems.begin(), problems.end()), problems.end());
+  return problems;
+}
+
+fs::path output_directory(const CommandLine& cli, const Deck& deck) {
+  return !cli.output.empty()              ? fs::path(cli.output)
+         : !deck.output_directory.empty() ? fs::path(deck.output_directory)
+                                          : fs::path(default_output_directory(deck.file));
+}
+
+int run(const CommandLine& cli, const Deck& deck, Provenance provenance) {
+  const std::vector<MeasurementSpec> plan = expand(deck);
+  const std::vector<std::string> limit_problems = check_limits(deck, plan);
+  if (!limit_problems.empty()) {
+    for (const std::string& p : limit_problems) std::cerr << p << "\n";
+    std::cerr << limit_problems.size() << " measurement(s) exceed a memory or space limit; nothing was run\n";
+    return exit_code::kBadInput;
+  }
+
+  if (cli.dry_run) {
+    std::cout << "deck " << deck.file << ": " << deck.cases.size() << " case(s), " << plan.size()
+              << " measurement(s), " << provenance.host_threads << " host threads (" << provenance.host_threads_source
+              << ")\n";
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+      const Workload* w = find_workload(plan[i].workload);
+      const Footprint fp = w->footprint(plan[i], deck.cases[plan[i].case_index].params);
+      std::cout << "  [" << i + 1 << "] " << describe_measurement(plan[i]) << "  ("
+                << format_bytes(static_cast<double>(fp.space_bytes));
+      if (fp.host_only_bytes > 0) std::cout << " + " << format_bytes(static_cast<double>(fp.host_only_bytes)) << " host only";
+      std::cout << ")\n";
+    }
+    return exit_code::kAllVerified;
+  }
+
+  const fs::path out_dir = output_directory(cli, deck);
+  fs::create_directories(out_dir);
+  if (!cli.quiet) warn_about_environment(deck);
+  if (!cli.quiet && provenance.gpu)
+    std::cerr << "GPU: " << provenance.gpu->space << " device " << provenance.gpu->device_id << " ("
+              << provenance.gpu->name << ", " << provenance.gpu->pci_bus_id << "), visible devices "
+              << provenance.gpu->visible_devices << ", chosen by " << provenance.gpu->selected_by << "\n";
+
+  RunRecord record;
+  record.provenance = std::move(provenance);
+  record.deck = &deck;
+  auto save = [&](const RunRecord& r) {
+    write_atomically((out_dir / "results.json").string(), to_json(r));
+    if (deck.write_csv) write_atomically((out_dir / "results.csv").string(), to_csv(r));
+    write_atomically((out_dir / "benchmark.json").string(), to_benchmark_json(r));
+  };
+  if (cli.calibrate) {
+    std::vector<std::string> spaces;
+    for (const std::string& s : compiled_space_names())
+      if (std::any_of(plan.begin(), plan.end(), [&](const MeasurementSpec& m) { return m.space == s; }))
+        spaces.push_back(s);
+    const Provenance& p = record.provenance;
+    const calibration::Key key{p.git_commit, p.hostname,   p.cpu_model, p.kokkos_version,
+                               p.gpu ? p.gpu->pci_bus_id : "", p.host_threads, p.cpus_allowed};
+    try {
+      const calibration::CacheFiles files{(out_dir / "calibration.json").string(),
+                                          calibration::default_machine_cache(key)};
+      record.calibration = calibration::calibrate(spaces, key, files, cli.quiet ? nullptr : &std::cerr, std::nullopt,
+                                                  cli.recalibrate);
+    } catch (const calibration::ProbeFailed& e) {
+      std::cerr << "\nminiapp: calibration probe failed: " << e.what() << "; nothing was measured\n";
+      return exit_code::kVerificationFailed;
+    } catch (const Interrupted&) {
+      // The signal stays pending: the run loop ends at once and writes the results as interrupted.
+      record.calibration_skipped = "interrupted during the calibration probe";
+    }
+  } else {
+    record.calibration_skipped = "--no-calibrate";
+  }
+  auto measure = [&](const MeasurementSpec& spec) {
+    return find_workload(spec.workload)->run(spec, deck.cases[spec.case_index].params);
+  };
+  const int code = run_plan(plan, record, measure, save, cli.quiet);
+  if (!cli.quiet) std::cout << "\nresults: " << (out_dir / "results.json").string() << "\n";
+  return code;
+}
+
+}  // namespace
+
+int run_deck_command(int argc, char** argv) {
+  CommandLine cli;
+  try {
+    cli = parse_command_line(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "miniapp: " << e.what() << "\n";
+    return exit_code::kBadInput;
+  }
+  if (cli.help) {
+    std::cout << kUsage;
+    return exit_code::kAllVerified;
+  }
+  if (cli.version) {
+    print_version(std::cout);
+    return exit_code::kAllVerified;
+  }
+  if (cli.list) {
+    print_list(std::cout);
+    return exit_code::kAllVerified;
+  }
+
+  // The deck is validated before Kokkos starts: a bad deck costs no device initialization.
+  DeckResult loaded = load_deck_file(cli.deck, cli.overrides);
+  if (!loaded.deck) {
+    for (const Diagnostic& d : loaded.diagnostics.all()) std::cerr << format(d) << "\n";
+    std::cerr << loaded.diagnostics.all().size() << " problem(s) in " << cli.deck << "; nothing was run\n";
+    return exit_code::kBadInput;
+  }
+  if (!cli.case_selector.empty())
+    if (const auto problem = select_case(*loaded.deck, cli.case_selector)) {
+      std::cerr << "miniapp: " << *problem << "; nothing was run\n";
+      return exit_code::kBadInput;
+    }
+  // From here on a signal is remembered and ends the run with its finished results saved; a file
+  // size limit (ulimit -f) makes a write fail with an error instead of killing the process.
+  install_interrupt_handlers();
+  std::signal(SIGXFSZ, SIG_IGN);
+  const std::string threads_source = choose_host_threads(cli, *loaded.deck);
+  if (threads_source == "deck thread sweep") {
+    std::cerr << "thread sweep over " << loaded.deck->threads.size() << " host thread counts: one run each\n";
+    if (!cli.dry_run) {
+      const fs::path out_dir = output_directory(cli, *loaded.deck);
+      std::error_code error;
+      fs::create_directories(out_dir, error);
+      if (error) {
+        std::cerr << "miniapp: error: cannot create " << out_dir.string() << ": " << error.message() << "\n";
+        return exit_code::kRuntimeError;
+      }
+      return run_thread_sweep(loaded.deck->threads, std::vector<std::string>(argv, argv + argc), out_dir.string(),
+                              cli.quiet);
+    }
+  }
+
+  // Only the --kokkos-* arguments reach Kokkos, so its own --help handling never fires.
+  std::vector<char*> kokkos_argv = {argv[0]};
+  for (std::string& a : cli.kokkos_args) kokkos_argv.push_back(a.data());
+  int kokkos_argc = static_cast<int>(kokkos_argv.size());
+  kokkos_argv.push_back(nullptr);
+  const int allowed = cpus_allowed();
+  try {
+    Kokkos::ScopeGuard guard(kokkos_argc, kokkos_argv.data());
+    Provenance provenance = collect_provenance(argc, argv);
+    provenance.host_threads = static_cast<int>(Kokkos::DefaultHostExecutionSpace().concurrency());
+    provenance.host_threads_source = threads_source;
+    provenance.cpus_allowed = allowed;
+    if (!cli.quiet) warn_about_threads(provenance);
+    return run(cli, *loaded.deck, std::move(provenance));
+  } catch (const std::exception& e) {
+    std::cerr << "miniapp: error: " << e.what() << "\n";
+    return exit_code::kRuntimeError;
+  }
+}
+
+}  // namespace miniapp
