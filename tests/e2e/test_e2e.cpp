@@ -53,6 +53,25 @@ Result run(const std::string& args) {
   return miniapp::testing::run_shell_command(std::string(MINIAPP_BINARY) + " " + args + " 2>&1");
 }
 
+// Every results.json the runs of this test wrote (all under one directory) is checked against
+// miniapp/record/results.schema.json once the tests have run.
+class ResultsMatchTheSchema : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    const fs::path dir = fs::temp_directory_path() / ("miniapp-e2e-" + std::to_string(getpid()));
+    bool any = false;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); ++it)
+      if (it->path().filename() == "results.json") any = true;
+    if (!any) return;  // a filtered run that wrote none
+    const auto r = miniapp::testing::run_shell_command("/usr/bin/python3 " MINIAPP_SOURCE_DIR
+                                                       "/tests/record/validate_results.py " + dir.string() + " 2>&1");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    std::cout << r.output;
+  }
+};
+const auto* const kResultsMatchTheSchema = ::testing::AddGlobalTestEnvironment(new ResultsMatchTheSchema);
+
 fs::path fresh_dir(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / ("miniapp-e2e-" + std::to_string(getpid())) / name;
   fs::remove_all(dir);

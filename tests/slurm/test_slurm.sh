@@ -279,6 +279,10 @@ out=$("$BIN" queue-wait -p somenonexistentpartition --since now-1hours 2>&1)
 if [ $? -eq 2 ] && grep -q "^error - please call sacct for existing partition(s)" <<<"$out"; then ok "queue-wait: $out"
 else fail "queue-wait with an unknown partition: $out"; fi
 
+section "6. every results file the jobs and merges wrote against the schema"
+if out=$(/usr/bin/python3 "$SRC/tests/record/validate_results.py" "$WORK/results" 2>&1); then ok "$out"
+else fail "results schema: $out"; fi
+
 section "stopping"
 [ $FAILURES -eq 0 ] || { echo "$FAILURES check(s) failed"; exit 1; }
 echo "all Slurm checks passed"
