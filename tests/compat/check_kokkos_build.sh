@@ -27,7 +27,7 @@ CACHE_ROOT="${MINIAPP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kokkos-miniapp}"
 ROOTFS="$CACHE_ROOT/chroot-sid-kokkos-$VERSION"
 MIRROR=${MINIAPP_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 JOBS=${MINIAPP_JOBS:-$(nproc)}
-COMMON=(g++ cmake ninja-build python3 libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
+COMMON=(g++ cmake ninja-build python3 python3-jsonschema libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
         libopenblas0-openmp libopenblas-openmp-dev)
 case "$VERSION" in
   4.5.1) PACKAGES=(libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev); TESTS='^(unit\.(serial|common)|e2e)$' ;;
@@ -47,7 +47,16 @@ trap cleanup EXIT
 trap 'exit 143' TERM INT
 
 make_chroot() {
-  [ -f "$ROOTFS/.complete" ] && return 0
+  if [ -f "$ROOTFS/.complete" ]; then
+    # A chroot cached before a package joined the lists gets it now.
+    chroot "$ROOTFS" dpkg -s "${COMMON[@]}" "${PACKAGES[@]}" >/dev/null 2>&1 && return 0
+    log "installing the packages the cached chroot lacks"
+    { chroot "$ROOTFS" apt-get update -q &&
+      chroot "$ROOTFS" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+        "${COMMON[@]}" "${PACKAGES[@]}"; } >"$ROOTFS.apt.log" 2>&1 \
+      || { echo "FAIL: installing the packages in the cached sid chroot failed"; tail -n 20 "$ROOTFS.apt.log"; exit 1; }
+    return 0
+  fi
   if ! command -v debootstrap >/dev/null 2>&1; then
     log "installing debootstrap"
     if ! { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap; } \
