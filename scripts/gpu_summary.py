@@ -13,6 +13,9 @@ The summary: the machine and build, the steps, the unit tests, seed 000's copy t
 the device space against the host space (speedup, crossover sizes of sweeps, device bandwidth as
 a share of the device's measured stream bandwidth: its calibration, else the copy benchmark) and
 the benchmarks.
+results.json is read through scripts/report/miniapp_report (results.py, the project's one Python
+reader of it) and crossovers are located by the advisor's rule (crossover.py); both are standard
+library only, as this script must be: it runs on GPU nodes where matplotlib may be missing.
 Exit codes: 0 written; 2 RUN_DIR is not a run directory (no run.env).
 """
 
@@ -23,12 +26,21 @@ import os
 import sys
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "report"))
+sys.dont_write_bytecode = True  # nothing written into the source tree or the bundle's copy of it
+
+from miniapp_report import results  # noqa: E402
+from miniapp_report.crossover import Crossover, crossover  # noqa: E402
+from miniapp_report.names import Policy, Space  # noqa: E402
+
 SEED000_DECK = "matrix-seed000-power"
 # Seed 000's own table (NREL, H100 node, float32 x ** y on (3, 1e9), 10 loops), for comparison.
 SEED000_REFERENCE = ("The seed's own table (H100 node, 3 x 10^9, 10 calls): 39.9 s numpy on the CPU, "
                      "55.7 s copying every call, 0.80 s with the inputs pre-copied, 0.0016 s all resident.")
-DEVICE_POLICIES = ["copy-every-iteration", "copy-every-iteration-pinned", "inputs-resident", "all-resident"]
-SWEEP_ROWS = 8  # a group with more sizes than this is shortened to its ends and crossovers
+# Seed 000's table order: no copies, then from the most copying to the least.
+SEED000_POLICY_ORDER = [Policy.HOST, Policy.COPY_EVERY_ITERATION, Policy.COPY_EVERY_ITERATION_PINNED,
+                        Policy.INPUTS_RESIDENT, Policy.ALL_RESIDENT]
+SWEEP_ROWS = 8  # a group with more sizes than this is shortened to its ends and the sizes around its crossover
 
 
 def read_env(path):
@@ -53,7 +65,7 @@ def read_steps(path):
 
 
 def read_json(path):
-    """(data, None) or (None, why)."""
+    """(data, None) or (None, why): a Google Benchmark JSON file."""
     try:
         with open(path, encoding="utf-8") as f:
             return json.load(f), None
@@ -85,15 +97,13 @@ def fmt_rate(x):
     return "-" if x is None or not math.isfinite(x) else f"{x:.1f}"
 
 
-def median(m, phase):
-    return (((m.get("seconds") or {}).get(phase) or {}).get("median"))
+def verified(p):
+    """None (not checked), True or False."""
+    return p.passed if p.checked else None
 
 
-def verified(m):
-    v = m.get("verification") or {}
-    if not v.get("checked", False):
-        return None
-    return bool(v.get("passed"))
+def known(value):
+    return "?" if value is None else value
 
 
 class Run:
@@ -102,18 +112,21 @@ class Run:
         self.env = read_env(os.path.join(directory, "run.env"))
         self.build = read_env(os.path.join(directory, "build.env"))
         self.steps = read_steps(os.path.join(directory, "steps.tsv"))
-        self.device = self.env.get("device_space", "cuda")
-        self.host = self.env.get("host_space", "openmp")
-        self.decks = {}        # deck name -> results.json
+        self.device = self.env.get("device_space", Space.CUDA)
+        self.host = self.env.get("host_space", Space.OPENMP)
+        self.decks = {}        # deck name -> (results.Source, [results.Point]) of its results.json
         self.deck_problems = {}  # deck name -> why it has no usable results
         decks_dir = os.path.join(directory, "decks")
         if os.path.isdir(decks_dir):
             for name in sorted(os.listdir(decks_dir)):
-                data, why = read_json(os.path.join(decks_dir, name, "results.json"))
-                if data is None:
-                    self.deck_problems[name] = why
-                else:
-                    self.decks[name] = data
+                path = os.path.join(decks_dir, name, "results.json")
+                if not os.path.isfile(path):
+                    self.deck_problems[name] = "missing"
+                    continue
+                try:
+                    self.decks[name] = results.read_file(path)
+                except results.InputError as e:
+                    self.deck_problems[name] = e.reason
         self.benchmarks = []     # (part, benchmark entry)
         self.benchmark_problems = {}
         bench_dir = os.path.join(directory, "benchmarks")
@@ -132,11 +145,10 @@ class Run:
         # deck that carries one: arrays of 512 MiB on a device, where the copy benchmark's 16M floats
         # partly fit a large L2.
         self.calibrated = {}  # space -> (GB/s, deck, bytes per array)
-        for name, data in sorted(self.decks.items()):
-            for space, cal in ((data.get("calibration") or {}).get("spaces") or {}).items():
-                rates = [v for v in (cal.get("bandwidth_GBps") or {}).values() if isinstance(v, (int, float)) and v > 0]
-                if rates and space not in self.calibrated:
-                    self.calibrated[space] = (max(rates), name, cal.get("stream_bytes_per_array"))
+        for name, (source, _) in sorted(self.decks.items()):
+            for space, cal in source.calibration.items():
+                if cal.stream_GBps and space not in self.calibrated:
+                    self.calibrated[space] = (cal.stream_GBps, name, cal.stream_bytes_per_array)
 
     def benchmark_rate(self, prefix, space):
         """GB/s of the median of benchmark prefix/<precision>/space (or of its only run)."""
@@ -223,27 +235,23 @@ def section_unit_tests(run):
 
 
 def seed000_table(run, deck):
-    data = run.decks[deck]
-    ms = data.get("measurements", [])
+    _, ms = run.decks[deck]
     if not ms:
         return f"`{deck}`: no finished measurement."
-    base = next((m for m in ms if m.get("space") == run.host and m.get("policy") == "host"), None)
-    base_total = median(base, "total") if base else None
+    base = next((p for p in ms if p.space == run.host and p.policy == Policy.HOST), None)
+    base_total = base.total if base else None
     rows = []
-    order = {p: i for i, p in enumerate(["host"] + DEVICE_POLICIES)}
-    for m in sorted(ms, key=lambda m: (m.get("space") != run.host, order.get(m.get("policy"), 9))):
-        total = median(m, "total")
-        speedup = base_total / total if base_total and total else None
-        ok = verified(m)
-        rows.append((m.get("space"), m.get("policy"), fmt_time(median(m, "to_device")), fmt_time(median(m, "compute")),
-                     fmt_time(median(m, "to_host")), fmt_time(total),
-                     fmt_time(total * m.get("repetitions", 0)) if total is not None else "-",
-                     fmt_ratio(speedup), {True: "yes", False: "**no**", None: "not checked"}[ok]))
+    order = {p: i for i, p in enumerate(SEED000_POLICY_ORDER)}
+    for p in sorted(ms, key=lambda p: (p.space != run.host, order.get(p.policy, 9))):
+        speedup = base_total / p.total if base_total and p.total else None
+        rows.append((p.space, p.policy, fmt_time(p.to_device), fmt_time(p.compute), fmt_time(p.to_host),
+                     fmt_time(p.total), fmt_time(p.total * p.repetitions),
+                     fmt_ratio(speedup), {True: "yes", False: "**no**", None: "not checked"}[verified(p)]))
     m0 = ms[0]
-    rows_of = (m0.get("parameters") or {}).get("rows")
-    size = m0.get("size")
-    reps = m0.get("repetitions")
-    title = (f"`{deck}`: {m0.get('precision')} x ** y, size {size} columns"
+    rows_of = m0.parameters.get("rows")
+    size = m0.size
+    reps = m0.repetitions
+    title = (f"`{deck}`: {m0.precision} x ** y, size {size} columns"
              + (f" x {rows_of} rows" if rows_of else "") + f", {reps} repetitions, median per call (s)")
     return title + "\n\n" + md_table(
         ["space", "policy", "to device", "compute", "to host", "total", f"{reps} calls", f"vs {run.host} host", "verified"],
@@ -259,48 +267,44 @@ def section_seed000(run):
     return "## Seed 000: copy policies\n\n" + SEED000_REFERENCE + "\n\n" + "\n\n".join(parts)
 
 
-def group_key(m):
-    return (m.get("case"), m.get("variant"), m.get("precision"), m.get("generate", "host"))
+def group_key(p):
+    return (p.case, p.variant, p.precision, p.generate)
 
 
-def deck_rows(run, data):
-    """Per (case, variant, precision, generate, size): host-space time, best device policy."""
+def deck_rows(run, points):
+    """Per (case, variant, precision, generate), per size: the host space's time (its host policy)
+    against the device space's fastest policy, with the larger spread of the two medians."""
     cells = {}
-    for m in data.get("measurements", []):
-        key = group_key(m) + (m.get("size"),)
-        cells.setdefault(key, []).append(m)
+    for p in points:
+        cells.setdefault(group_key(p) + (p.size,), []).append(p)
     groups = {}
-    for key, ms in cells.items():
-        host = [m for m in ms if m.get("space") == run.host and median(m, "total") is not None]
-        dev = [m for m in ms if m.get("space") == run.device and median(m, "total") is not None]
-        host_m = next((m for m in host if m.get("policy") == "host"), None) or \
-            (min(host, key=lambda m: median(m, "total")) if host else None)
-        dev_m = min(dev, key=lambda m: median(m, "total")) if dev else None
-        ht = median(host_m, "total") if host_m else None
-        dt = median(dev_m, "total") if dev_m else None
-        row = {"size": key[-1], "host": ht, "device": dt, "policy": dev_m.get("policy") if dev_m else None,
+    for key, ps in cells.items():
+        host = [p for p in ps if p.space == run.host]
+        dev = [p for p in ps if p.space == run.device]
+        host_p = next((p for p in host if p.policy == Policy.HOST), None) or \
+            (min(host, key=lambda p: p.total) if host else None)
+        dev_p = min(dev, key=lambda p: p.total) if dev else None
+        ht = host_p.total if host_p else None
+        dt = dev_p.total if dev_p else None
+        row = {"size": key[-1], "host": ht, "device": dt, "policy": dev_p.policy if dev_p else None,
                "speedup": ht / dt if ht and dt else None,
-               "GBps": ((dev_m or {}).get("work") or {}).get("GBps"),
-               "verified": all(verified(m) is not False for m in ms),
-               "failed": [m for m in ms if verified(m) is False]}
+               "spread": max(host_p.total_stddev, dev_p.total_stddev) if host_p and dev_p else 0.0,
+               "GBps": dev_p.gbps if dev_p else None,
+               "verified": all(verified(p) is not False for p in ps),
+               "failed": [p for p in ps if verified(p) is False]}
         groups.setdefault(key[:-1], []).append(row)
     for rows in groups.values():
-        rows.sort(key=lambda r: (r["size"] is None, r["size"]))
+        rows.sort(key=lambda r: r["size"])
     return groups
 
 
-def crossovers(rows):
-    """Sizes at which the faster side changes: [(size below, size above, 'device'|'host')]."""
-    out = []
-    prev = None
-    for r in rows:
-        if r["speedup"] is None:
-            continue
-        side = "device" if r["speedup"] > 1 else "host"
-        if prev is not None and side != prev[1]:
-            out.append((prev[0], r["size"], side))
-        prev = (r["size"], side)
-    return out
+def device_crossover(rows, device="device", host="host") -> Crossover:
+    """The advisor's crossover (miniapp_report/crossover.py) of the device's fastest policy over the
+    host space, at the sizes where both were measured."""
+    both = [r for r in rows if r["speedup"] is not None]
+    return crossover(f"`{device}` (its fastest policy per size)", {r["size"]: r["device"] for r in both},
+                     f"`{host}` ({Policy.HOST} policy)", {r["size"]: r["host"] for r in both},
+                     {r["size"]: r["spread"] for r in both})
 
 
 def section_decks(run):
@@ -318,11 +322,10 @@ def section_decks(run):
                 f"bandwidth, {source}." if copy else
                 "No calibration and no device copy benchmark finished, so no bandwidth shares.")]
     for deck in sorted(run.decks):
-        data = run.decks[deck]
-        status = data.get("status", "?")
-        done = f"{data.get('finished_measurements', '?')} of {data.get('planned_measurements', '?')} measurements"
-        lines += ["", f"### {deck}", "", f"Status: {status}, {done}."]
-        groups = deck_rows(run, data)
+        source, points = run.decks[deck]
+        done = f"{known(source.finished_measurements)} of {known(source.planned_measurements)} measurements"
+        lines += ["", f"### {deck}", "", f"Status: {source.status}, {done}."]
+        groups = deck_rows(run, points)
         if not groups:
             continue
         table = []
@@ -330,17 +333,15 @@ def section_decks(run):
         for key, rows in groups.items():
             case, variant, precision, generate = key
             shown = rows
-            cross = crossovers(rows)
+            cross = device_crossover(rows, run.device, run.host)
+            around = [n for n in (cross.last_losing, cross.first_winning) if n is not None]
             if len(rows) > SWEEP_ROWS:
-                keep = {0, len(rows) - 1}
-                for i, r in enumerate(rows):
-                    if any(r["size"] in (a, b) for a, b, _ in cross):
-                        keep.add(i)
+                keep = {0, len(rows) - 1} | {i for i, r in enumerate(rows) if r["size"] in around}
                 shown = [rows[i] for i in sorted(keep)]
-                notes.append(f"`{case}` {variant} {precision}: {len(rows)} sizes, shown: the ends and the crossovers.")
-            for a, b, side in cross:
-                notes.append(f"`{case}` {variant} {precision}: the {side} space is faster from size {b} on "
-                             f"(the other one at {a}).")
+                notes.append(f"`{case}` {variant} {precision}: {len(rows)} sizes, shown: the ends"
+                             + (" and the sizes either side of the crossover." if around else "."))
+            if len(cross.sizes) > 1:
+                notes.append(f"`{case}` {variant} {precision}: {cross.text()}.")
             for r in shown:
                 share = (r["GBps"] / copy * 100) if copy and r["GBps"] else None
                 table.append((case, variant, precision, generate, r["size"], fmt_time(r["host"]), r["policy"] or "-",
@@ -383,17 +384,16 @@ def section_benchmarks(run):
 def section_verification(run):
     total = failed = unchecked = 0
     failures = []
-    for deck, data in sorted(run.decks.items()):
-        for m in data.get("measurements", []):
+    for deck, (_, points) in sorted(run.decks.items()):
+        for p in points:
             total += 1
-            ok = verified(m)
+            ok = verified(p)
             if ok is None:
                 unchecked += 1
             elif not ok:
                 failed += 1
-                detail = (m.get("verification") or {}).get("detail", "")
-                failures.append(f"- {deck}: {m.get('case')} {m.get('variant')} {m.get('precision')} size "
-                                f"{m.get('size')} on {m.get('space')} ({m.get('policy')}): {detail}")
+                failures.append(f"- {deck}: {p.case} {p.variant} {p.precision} size "
+                                f"{p.size} on {p.space} ({p.policy}): {p.verification_detail}")
     head = (f"{total} measurements: {total - failed - unchecked} verified, {failed} failed"
             + (f", {unchecked} not checked" if unchecked else "") + ".")
     return "## Verification\n\n" + head + ("\n\n" + "\n".join(failures) if failures else "")
@@ -405,33 +405,31 @@ COARSE_WINDOW_S = 1.0
 def section_energy(run):
     """The GPU's energy per device measurement (results.json gpu_energy, read through NVML)."""
     rows, reasons, missing, null, steps = [], {}, 0, 0, []
-    for deck, data in sorted(run.decks.items()):
-        for m in data.get("measurements", []):
-            if m.get("space") != run.device:
+    for deck, (_, points) in sorted(run.decks.items()):
+        for p in points:
+            if p.space != run.device:
                 continue
-            if "gpu_energy" not in m:
+            if not p.gpu_energy_recorded:
                 missing += 1
                 continue
-            e = m["gpu_energy"]
-            if not isinstance(e, dict):
+            e = p.gpu_energy
+            if e is None:
                 null += 1
                 continue
-            if e.get("unavailable"):
-                reasons[e["unavailable"]] = reasons.get(e["unavailable"], 0) + 1
-            if e.get("energy_joules") is None and e.get("mean_power_watts") is None \
-                    and e.get("gpu_utilization_percent") is None:
+            if e.unavailable:
+                reasons[e.unavailable] = reasons.get(e.unavailable, 0) + 1
+            if e.energy_joules is None and e.mean_power_watts is None and e.gpu_utilization_percent is None:
                 continue
             num = lambda v, f: "-" if v is None else format(v, f)
-            seconds = e.get("seconds") or 0.0
-            joules = e.get("energy_joules")
+            seconds = e.seconds or 0.0
+            joules = e.energy_joules
             if joules is not None and joules > 0 and seconds < 0.1:
                 steps.append(joules)
             # Under COARSE_WINDOW_S one update of the counter is a large share of the reading.
             coarse = lambda text: f"({text})" if seconds < COARSE_WINDOW_S and text != "-" else text
-            rows.append([deck, str(m.get("case")), str(m.get("variant")), str(m.get("precision")), str(m.get("size")),
-                         str(m.get("policy")), coarse(num(joules, ".4g")),
-                         coarse(num(e.get("mean_power_watts"), ".4g")), num(e.get("gpu_utilization_percent"), ".3g"),
-                         num(e.get("seconds"), ".3g"), str(e.get("samples", "-"))])
+            rows.append([deck, p.case, p.variant, p.precision, str(p.size), p.policy, coarse(num(joules, ".4g")),
+                         coarse(num(e.mean_power_watts, ".4g")), num(e.gpu_utilization_percent, ".3g"),
+                         num(e.seconds, ".3g"), "-" if e.samples is None else str(e.samples)])
     lines = ["## GPU energy", "",
              f"Per `{run.device}` measurement, over its timed repetitions (warm-up excluded, per-iteration copies "
              "included), from NVML: the energy counter's difference, the mean power and the mean utilisation "

@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)  # also under `python3 -I`, which leaves the script's directory out
 sys.dont_write_bytecode = True  # nothing written into the source tree or the install prefix
 
-from miniapp_report import advisor, results  # noqa: E402
+from miniapp_report import advisor, devices, results, text  # noqa: E402
 DEVICES = os.path.join(HERE, "devices.json")
 
 
@@ -38,10 +38,10 @@ class Usage(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def write_atomically(path: str, text: str) -> None:
+def write_atomically(path: str, content: str) -> None:
     tmp = f"{path}.tmp-{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
+        f.write(content)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
@@ -75,7 +75,7 @@ def main(argv) -> int:
             profile = assumed_profile(args.assume_device)
             source = f"--assume-device {args.assume_device}" if profile else ""
         else:
-            profile, source = advisor.profile_for_measured_gpu(advisor.load_profiles(DEVICES), rs)
+            profile, source = devices.profile_for_measured_gpu(devices.load_profiles(DEVICES), rs)
         advice = advisor.analyse(rs, profile, args.link_GBps, source)
         if args.command == "advise":
             advisor.require_size_sweep(advice)
@@ -101,7 +101,7 @@ def assumed_profile(name: str):
     """The (key, profile) an --assume-device value stands for; None for `none` (no prediction)."""
     if name.lower() == "none":
         return None
-    return advisor.find_profile(advisor.load_profiles(DEVICES), name)
+    return devices.find_profile(devices.load_profiles(DEVICES), name)
 
 
 def check_device(name: str) -> int:
@@ -112,7 +112,7 @@ def check_device(name: str) -> int:
             sys.stdout.write(f"{key}: {profile['name']}: {profile['peak_GFLOPs']['float64']:g}/"
                              f"{profile['peak_GFLOPs']['float32']:g} GFLOP/s float64/float32, "
                              f"{profile['memory_GBps']:g} GB/s memory, {profile['link_GBps']:g} GB/s link, "
-                             f"{profile['launch_latency_us']:g} us per launch ({advisor.figures(profile)})\n")
+                             f"{profile['launch_latency_us']:g} us per launch ({devices.figures(profile)})\n")
     except results.InputError as e:
         sys.stderr.write(f"miniapp advise: {e}\n")
         return 2
@@ -122,7 +122,7 @@ def check_device(name: str) -> int:
 def advise(args, rs, advice) -> int:
     out_dir = args.output or args.directories[0]
     os.makedirs(out_dir, exist_ok=True)
-    sys.stdout.write(advisor.to_text(advice, rs))
+    sys.stdout.write(text.to_text(advice, rs))
     path = os.path.join(out_dir, "advice.json")
     write_atomically(path, json.dumps(advice.to_json(), indent=1) + "\n")
     sys.stderr.write(f"advice: {path}\n")

@@ -10,8 +10,10 @@
    bandwidth shares must carry the numbers of the raw files, computed here independently.
 2. On results made now by MINIAPP_BINARY (a small-size distance sweep, Serial against OpenMP), so
    a change of the results' layout breaks this test rather than the first GPU run: every size's
-   speedup and the crossovers must match the measurements; a failed verification must be listed,
+   speedup and the crossover must match the measurements; a failed verification must be listed,
    a cut-off benchmark file and a missing deck reported, not fatal.
+3. The crossover is the advisor's (scripts/report/miniapp_report/crossover.py), and the summary runs
+   where matplotlib cannot be imported.
 """
 
 import json
@@ -31,6 +33,13 @@ def load_summary_module():
     sys.path.insert(0, os.path.join(SOURCE_DIR, "scripts"))
     import gpu_summary  # noqa: E402
     return gpu_summary
+
+
+def advisors_crossover():
+    """The advisor's crossover rule, which the summary must state."""
+    sys.path.insert(0, os.path.join(SOURCE_DIR, "scripts", "report"))
+    from miniapp_report.crossover import crossover  # noqa: E402
+    return crossover
 
 
 def run_summary(run_dir):
@@ -148,12 +157,48 @@ class FixtureRun(unittest.TestCase):
 
 
 class Crossovers(unittest.TestCase):
-    def test_each_change_of_the_faster_side_is_one_crossover(self):
+    """The summary's crossover is the advisor's: from which size the device wins for good, a loss
+    within the spread of the two medians being noise."""
+
+    @staticmethod
+    def rows(speedups, spread=0.0):
+        return [{"size": n, "host": 1.0, "device": None if s is None else 1.0 / s, "speedup": s, "spread": spread}
+                for n, s in speedups]
+
+    def test_the_device_wins_for_good_from_one_size(self):
         gs = load_summary_module()
-        rows = [{"size": n, "speedup": s} for n, s in
-                [(10, 0.2), (20, 0.9), (40, None), (80, 1.5), (160, 3.0), (320, 0.8)]]
-        self.assertEqual(gs.crossovers(rows), [(20, 80, "device"), (160, 320, "host")])
-        self.assertEqual(gs.crossovers(rows[:2]), [])
+        rows = self.rows([(10, 0.2), (20, 0.9), (40, None), (80, 1.5), (160, 3.0), (320, 0.8)])
+        # The summary's own rule before issue 29 named every change of the faster side (20 -> 80 the
+        # device, 160 -> 320 the host). The advisor's: the device loses at the largest size, so it
+        # never wins for good; its wins below are named.
+        c = gs.device_crossover(rows)
+        self.assertEqual((c.status, c.wins_below), ("never", [80, 160]))
+        c = gs.device_crossover(rows[:5])
+        self.assertEqual((c.status, c.last_losing, c.first_winning), ("from", 20, 80))
+        self.assertEqual(gs.device_crossover(rows[:2]).status, "never")
+
+    def test_a_loss_within_the_spread_is_noise(self):
+        gs = load_summary_module()
+        c = gs.device_crossover(self.rows([(10, 0.5), (20, 1.2), (40, 0.95), (80, 2.0)], spread=0.1))
+        self.assertEqual((c.status, c.last_losing, c.first_winning, c.ignored_losses), ("from", 10, 20, [40]))
+
+
+class WithoutMatplotlib(unittest.TestCase):
+    def test_the_summary_runs_where_matplotlib_cannot_be_imported(self):
+        # GPU nodes may lack matplotlib: neither the summary nor the package modules it imports may need it.
+        tmp = tempfile.mkdtemp(prefix="gpu-summary-no-mpl-")
+        try:
+            run_dir = os.path.join(tmp, "host-run")
+            shutil.copytree(os.path.join(SOURCE_DIR, "tests", "offline", "fixtures", "host-run"), run_dir)
+            code = ("import runpy, sys; sys.modules['matplotlib'] = None; "
+                    f"sys.argv = ['gpu_summary.py', {run_dir!r}]; "
+                    f"runpy.run_path({os.path.join(SOURCE_DIR, 'scripts', 'gpu_summary.py')!r}, run_name='__main__')")
+            proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            with open(run_dir + ".md", encoding="utf-8") as f:
+                self.assertIn("## Device against host, per deck", f.read())
+        finally:
+            shutil.rmtree(tmp)
 
 
 SWEEP_DECK = """title: summary test - distance sweep, Serial against OpenMP
@@ -225,16 +270,22 @@ class FreshRun(unittest.TestCase):
                 self.assertEqual(shown[size][5], gs.fmt_time(med(host, "total")))
                 self.assertEqual(shown[size][6], dev["policy"])
                 self.assertEqual(shown[size][8], gs.fmt_ratio(expected_speedups[size]))
-        # More sizes than a table shows: the ends and both sides of every crossover.
+        # More sizes than a table shows: the ends and both sides of the crossover, which is the
+        # advisor's rule applied to these medians and the larger spread of each pair.
         sizes = sorted(by_size)
         self.assertIn(sizes[0], shown)
         self.assertIn(sizes[-1], shown)
-        for a, b in zip(sizes, sizes[1:]):
-            if (expected_speedups[a] > 1) != (expected_speedups[b] > 1):
-                side = "device" if expected_speedups[b] > 1 else "host"
-                self.assertIn(f"the {side} space is faster from size {b} on (the other one at {a})", self.md)
-                self.assertIn(a, shown)
-                self.assertIn(b, shown)
+        host, dev, spread = {}, {}, {}
+        for size, ms in by_size.items():
+            h = next(m for m in ms if m["space"] == "serial" and m["policy"] == "host")
+            d = min((m for m in ms if m["space"] == "openmp"), key=lambda m: med(m, "total"))
+            host[size], dev[size] = med(h, "total"), med(d, "total")
+            spread[size] = max(h["seconds"]["total"]["stddev"], d["seconds"]["total"]["stddev"])
+        c = advisors_crossover()("`openmp` (its fastest policy per size)", dev, "`serial` (host policy)", host, spread)
+        self.assertIn(f"- `sweep` direct float64: {c.text()}.", self.md)
+        for n in (c.last_losing, c.first_winning):
+            if n is not None:
+                self.assertIn(n, shown)
 
     def summary_of_planted(self, name, plant):
         """The summary of a copy of this run whose decks/sweep/results.json `plant` has edited in place."""

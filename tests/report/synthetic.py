@@ -5,6 +5,10 @@ between the measured sizes around n* must find exactly."""
 
 import json
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "report"))
+from miniapp_report.names import HOST_SPACES  # noqa: E402
 
 SIZES = [100, 200, 400, 1000, 2000, 4000]
 
@@ -25,7 +29,7 @@ def measurement(case, workload, variant, size, precision, space, policy, seconds
     summary = lambda v: {"min": v, "median": v, "mean": v, "stddev": stddev * v / seconds if seconds else 0.0,
                          "samples": [v, v, v]}
     kernel_bytes = kernel_bytes if kernel_bytes is not None else 12.0 * size + 4.0 * size * size
-    host = space in ("serial", "openmp", "threads")
+    host = space in HOST_SPACES
     return {
         "case": case, "case_index": 0, "workload": workload, "variant": variant, "size": size,
         "precision": precision, "space": space, "policy": policy, "generate": "host", "warmup": 1,

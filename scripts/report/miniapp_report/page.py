@@ -7,9 +7,12 @@ import html
 import os
 from typing import List
 
-from .advisor import Advice, Crossover, model_check_lines, to_text
+from .advisor import Advice
+from .crossover import Crossover
 from .plots import Figure
+from .prediction import model_check_lines
 from .results import ResultSet
+from .text import to_text
 
 STYLE = """
 body { font-family: DejaVu Sans, Helvetica, Arial, sans-serif; margin: 1.5em auto; max-width: 1280px;
@@ -70,13 +73,13 @@ def _calibration_table(rs: ResultSet) -> str:
             "<th>float32 GEMM GFLOP/s</th><th>launch us</th><th>link h2d GB/s (pageable / pinned)</th>"
             "<th>link d2h GB/s (pageable / pinned)</th><th class=\"l\">measured</th></tr>"]
     for space, c in sorted(rs.calibration.items()):
-        bw, gemm, link = c.get("bandwidth_GBps") or {}, c.get("gemm_GFLOPs") or {}, c.get("link_GBps") or {}
+        bw, gemm, link = c.bandwidth_GBps, c.gemm_GFLOPs, c.link_GBps
         h2d = f"{num(link.get('pageable_to_device'))} / {num(link.get('pinned_to_device'))}" if link else "-"
         d2h = f"{num(link.get('pageable_to_host'))} / {num(link.get('pinned_to_host'))}" if link else "-"
         rows.append(f'<tr><td class="l">{_e(space)}</td><td>{num(bw.get("triad"))}</td><td>{num(bw.get("copy"))}</td>'
                     f'<td>{num(gemm.get("float64"))}</td><td>{num(gemm.get("float32"))}</td>'
-                    f'<td>{num(c.get("launch_latency_us"), 3)}</td><td>{h2d}</td><td>{d2h}</td>'
-                    f'<td class="l">{_e(c.get("measured_at", ""))}</td></tr>')
+                    f'<td>{num(c.launch_latency_us, 3)}</td><td>{h2d}</td><td>{d2h}</td>'
+                    f'<td class="l">{_e(c.measured_at)}</td></tr>')
     rows.append("</table>")
     return ('<p>Calibration (the probe each run makes before measuring, cached in its output directory as '
             "calibration.json): the roofs below. The compute roof is the vendor GEMM rate reached through Kokkos "
@@ -86,29 +89,26 @@ def _calibration_table(rs: ResultSet) -> str:
 def _provenance(rs: ResultSet) -> str:
     out = []
     for s in rs.sources:
-        p = s.doc.get("provenance", {}) or {}
-        deck = s.doc.get("deck", {}) or {}
-        gpu = p.get("gpu")
+        p, deck, gpu = s.provenance, s.deck, s.provenance.gpu
         gpu_text = "none (no GPU backend compiled in)" if not gpu else \
-            f"{gpu.get('name')} ({gpu.get('space')} device {gpu.get('device_id')}, {gpu.get('pci_bus_id')})"
+            f"{gpu.name} ({gpu.space} device {gpu.device_id}, {gpu.pci_bus_id})"
         fields = [
-            ("results", s.path), ("status", s.doc.get("status")), ("hostname", p.get("hostname")),
-            ("CPU", p.get("cpu_model")), ("GPU", gpu_text),
-            ("host threads", f"{p.get('host_threads')} ({p.get('host_threads_source')}), "
-                             f"{p.get('cpus_allowed')} CPUs allowed"),
-            ("miniapp", f"{p.get('miniapp_version')} (git {p.get('git_commit')})"), ("compiler", p.get("compiler")),
-            ("Kokkos", p.get("kokkos_version")), ("Kokkos Kernels", p.get("kokkos_kernels_version")),
-            ("spaces compiled", ", ".join(p.get("spaces_compiled") or [])),
-            ("command line", " ".join(p.get("command_line") or [])),
-            ("environment", ", ".join(f"{k}={v}" for k, v in sorted((p.get("environment") or {}).items()))),
-            ("started / finished", f"{p.get('started')} / {p.get('finished')}"),
-            ("deck", f"{deck.get('file')}: {deck.get('title')}"),
+            ("results", s.path), ("status", s.status), ("hostname", p.hostname),
+            ("CPU", p.cpu_model), ("GPU", gpu_text),
+            ("host threads", f"{p.host_threads} ({p.host_threads_source}), {p.cpus_allowed} CPUs allowed"),
+            ("miniapp", f"{p.miniapp_version} (git {p.git_commit})"), ("compiler", p.compiler),
+            ("Kokkos", p.kokkos_version), ("Kokkos Kernels", p.kokkos_kernels_version),
+            ("spaces compiled", ", ".join(p.spaces_compiled)),
+            ("command line", " ".join(p.command_line)),
+            ("environment", ", ".join(f"{k}={v}" for k, v in sorted(p.environment.items()))),
+            ("started / finished", f"{p.started} / {p.finished}"),
+            ("deck", f"{deck.file}: {deck.title}"),
         ]
         out.append(f"<h3>{_e(s.path)}</h3><table>")
         out += [f'<tr><th class="l">{_e(k)}</th><td class="l">{_e(v)}</td></tr>' for k, v in fields]
         out.append("</table>")
-        if deck.get("text"):
-            out.append(f"<details><summary>deck as read</summary><pre>{_e(deck['text'])}</pre></details>")
+        if deck.text:
+            out.append(f"<details><summary>deck as read</summary><pre>{_e(deck.text)}</pre></details>")
     return "\n".join(out)
 
 

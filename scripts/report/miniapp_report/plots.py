@@ -12,13 +12,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from .advisor import Advice, GroupAdvice
-from .results import DEVICE_POLICIES, Point, ResultSet, host_representative
+from .advisor import Advice
+from .group import GroupAdvice
+from .names import DEVICE_POLICIES, Policy
+from .results import Point, ResultSet, host_representative
 
 PHASES = [("to_device", "host -> device", "#d62728"), ("compute", "compute", "#1f77b4"),
           ("to_host", "device -> host", "#ff7f0e")]
-POLICY_STYLE = {"all-resident": "--", "inputs-resident": "-.", "copy-every-iteration": ":",
-                "copy-every-iteration-pinned": (0, (5, 1, 1, 1, 1, 1))}
+POLICY_STYLE = {Policy.ALL_RESIDENT: "--", Policy.INPUTS_RESIDENT: "-.", Policy.COPY_EVERY_ITERATION: ":",
+                Policy.COPY_EVERY_ITERATION_PINNED: (0, (5, 1, 1, 1, 1, 1))}
 CROSSOVER_COLORS = ["#444444", "#8c564b", "#7f7f7f", "#bcbd22"]
 
 
@@ -137,7 +139,7 @@ def runtime_series(points: List[Point]) -> List[Tuple[str, str, List[Point]]]:
     one per device space and policy."""
     series: Dict[Tuple[str, str], List[Point]] = {}
     for p in host_representative(points):
-        series.setdefault((p.space_label, "host"), []).append(p)
+        series.setdefault((p.space_label, Policy.HOST), []).append(p)
     for p in points:
         if not p.host and p.policy in DEVICE_POLICIES:
             series.setdefault((f"{p.space} {p.policy}", p.policy), []).append(p)
@@ -151,9 +153,9 @@ def runtime_figures(plt, rs: ResultSet, advice: Advice, out_dir: str, colors: Co
         fig, axes = _grid(plt, len(names))
         for ax, variant in zip(axes, names):
             for label, policy, ps in runtime_series(variants[variant]):
+                color = colors(label.split(" ")[0] if policy != Policy.HOST else label)
                 ax.plot([p.size for p in ps], [p.total for p in ps], marker="o", markersize=4,
-                        linestyle=POLICY_STYLE.get(policy, "-"), color=colors(label.split(" ")[0] if policy != "host"
-                                                                               else label), label=label)
+                        linestyle=POLICY_STYLE.get(policy, "-"), color=color, label=label)
             g = _advice_for(advice, case, variant, precision, generate)
             if g:
                 for i, c in enumerate(x for x in g.crossovers if x.status == "from" and x.estimate):
@@ -279,8 +281,8 @@ def roofline_figures(plt, rs: ResultSet, out_dir: str) -> List[Figure]:
     figures = []
     for space, cal in sorted(rs.calibration.items()):
         # The best stream rate, as the binary's per-measurement roofline places use (calibration.cpp).
-        bandwidth = max([v for v in (cal.get("bandwidth_GBps") or {}).values() if v] or [0])
-        peaks = {k: v for k, v in (cal.get("gemm_GFLOPs") or {}).items() if v}
+        bandwidth = cal.stream_GBps
+        peaks = {k: v for k, v in cal.gemm_GFLOPs.items() if v}
         pts = [p for p in rs.points if p.space == space and not p.failed and p.arithmetic_intensity > 0]
         pts = [p for p in pts if not p.host] + host_representative(pts)
         if not bandwidth or not peaks or not pts:
