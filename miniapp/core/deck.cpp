@@ -111,6 +111,90 @@ struct KeysAsked {
   bool complete = true;  // false when a case could not be read far enough to know its keys
 };
 
+// `variant` / `variants`: `all` means every variant this build has; a variant named outright must
+// be available. None given: the workload's first.
+void parse_variants(MapReader& r, const Workload* workload, CaseSpec& c, Diagnostics& diag) {
+  const std::vector<VariantInfo> infos = workload ? workload->variants() : std::vector<VariantInfo>{};
+  std::vector<std::string> variant_names;
+  for (const VariantInfo& v : infos) variant_names.push_back(v.name);
+  for (const std::string key : {"variant", "variants"}) {
+    if (!r.has(key) || !workload) continue;
+    const YAML::Node given = r.node(key);
+    const bool all = given.IsScalar() && given.Scalar() == "all";
+    if (auto v = r.choices(key, variant_names, true)) {
+      const auto unavailable_reason = [&](const std::string& name) {
+        for (const VariantInfo& info : infos)
+          if (info.name == name) return info.unavailable_reason;
+        return std::string();
+      };
+      if (all)
+        v->erase(std::remove_if(v->begin(), v->end(),
+                                [&](const std::string& name) { return !unavailable_reason(name).empty(); }),
+                 v->end());
+      for (const std::string& name : *v)
+        if (const std::string why = unavailable_reason(name); !why.empty())
+          diag.error(r.node(key), r.key_path(key), "variant '" + name + "' is unavailable in this build: " + why);
+      c.variants.insert(c.variants.end(), v->begin(), v->end());
+    }
+  }
+  if (c.variants.empty() && workload) c.variants.push_back(variant_names.front());
+}
+
+// `spaces` (and `--spaces`), then `baseline`; false when a space is not compiled in.
+bool parse_spaces(MapReader& r, const Overrides& overrides, CaseSpec& c, Diagnostics& diag) {
+  const std::vector<std::string> compiled = compiled_space_names();
+  c.spaces = compiled;
+  const YAML::Node spaces_node = r.node("spaces");
+  if (spaces_node.IsScalar() && spaces_node.Scalar() == "all") c.spaces = compiled;
+  else if (auto s = r.choices("spaces", kKnownSpaces, false)) c.spaces = *s;
+  if (overrides.spaces) c.spaces = *overrides.spaces;
+  bool all_compiled = true;
+  for (const std::string& s : c.spaces)
+    if (std::find(compiled.begin(), compiled.end(), s) == compiled.end())
+      all_compiled = false, diag.error(r.node("spaces"), r.key_path("spaces"),
+                 "execution space '" + s + "' is not compiled into this binary (compiled: " + join(compiled) + ")");
+
+  c.baseline = c.spaces.empty() ? "" : c.spaces.front();
+  if (auto b = r.choice("baseline", kKnownSpaces)) {
+    if (std::find(c.spaces.begin(), c.spaces.end(), *b) == c.spaces.end())
+      diag.error(r.node("baseline"), r.key_path("baseline"),
+                 "found '" + *b + "', expected one of this case's spaces: " + join(c.spaces));
+    c.baseline = *b;
+  }
+  return all_compiled;
+}
+
+void parse_policies(MapReader& r, bool all_compiled, CaseSpec& c, Diagnostics& diag) {
+  std::vector<std::string> policy_names;
+  for (MirrorPolicy p : kAllMirrorPolicies) policy_names.emplace_back(to_string(p));
+  for (MirrorPolicy p : kAllMirrorPolicies) c.policies.push_back(p);
+  if (auto p = r.choices("policies", policy_names, true)) {
+    c.policies.clear();
+    for (const std::string& name : *p) c.policies.push_back(*parse_mirror_policy(name));
+    // `host` runs on host spaces only and copy-every-iteration-pinned on device spaces only: a
+    // case whose spaces take none of its policies would run nothing.
+    const bool runs = std::any_of(c.spaces.begin(), c.spaces.end(), [&](const std::string& s) {
+      return std::any_of(c.policies.begin(), c.policies.end(),
+                         [&](MirrorPolicy m) { return policy_runs_on(m, is_host_space_name(s)); });
+    });
+    if (all_compiled && !c.spaces.empty() && !c.policies.empty() && !runs)
+      diag.error(r.node("policies"), r.key_path("policies"),
+                 "no measurement to run: `host` runs on host spaces only and `copy-every-iteration-pinned` on "
+                 "device spaces only, and this case's spaces are " + join(c.spaces));
+  }
+}
+
+void parse_generation(MapReader& r, const Workload* workload, CaseSpec& c, Diagnostics& diag) {
+  c.generate = {Generation::Host};
+  if (auto g = r.choices("generate", {"host", "device"}, true)) {
+    c.generate.clear();
+    for (const std::string& name : *g) c.generate.push_back(name == "host" ? Generation::Host : Generation::Device);
+    if (workload && !workload->generates_on_device() && std::count(g->begin(), g->end(), "device") > 0)
+      diag.error(r.node("generate"), r.key_path("generate"),
+                 "workload '" + workload->name() + "' generates its inputs on the host only; expected 'host'");
+  }
+}
+
 std::optional<CaseSpec> parse_case(const YAML::Node& node, std::size_t index, const YAML::Node& defaults,
                                    const Overrides& overrides, Diagnostics& diag, KeysAsked& asked) {
   const std::string path = "cases[" + std::to_string(index) + "]";
@@ -134,32 +218,7 @@ std::optional<CaseSpec> parse_case(const YAML::Node& node, std::size_t index, co
 
   c.name = r.string("name").value_or(c.workload + "-" + std::to_string(index + 1));
 
-  // variant / variants
-  const std::vector<VariantInfo> infos = workload ? workload->variants() : std::vector<VariantInfo>{};
-  std::vector<std::string> variant_names;
-  for (const VariantInfo& v : infos) variant_names.push_back(v.name);
-  for (const std::string key : {"variant", "variants"}) {
-    if (!r.has(key) || !workload) continue;
-    // `all` means every variant this build has; a variant named outright must be available.
-    const YAML::Node given = r.node(key);
-    const bool all = given.IsScalar() && given.Scalar() == "all";
-    if (auto v = r.choices(key, variant_names, true)) {
-      const auto unavailable_reason = [&](const std::string& name) {
-        for (const VariantInfo& info : infos)
-          if (info.name == name) return info.unavailable_reason;
-        return std::string();
-      };
-      if (all)
-        v->erase(std::remove_if(v->begin(), v->end(),
-                                [&](const std::string& name) { return !unavailable_reason(name).empty(); }),
-                 v->end());
-      for (const std::string& name : *v)
-        if (const std::string why = unavailable_reason(name); !why.empty())
-          diag.error(r.node(key), r.key_path(key), "variant '" + name + "' is unavailable in this build: " + why);
-      c.variants.insert(c.variants.end(), v->begin(), v->end());
-    }
-  }
-  if (c.variants.empty() && workload) c.variants.push_back(variant_names.front());
+  parse_variants(r, workload, c, diag);
 
   if (auto s = parse_sizes(r)) c.sizes = *s;
   if (overrides.sizes) c.sizes = *overrides.sizes;
@@ -170,52 +229,11 @@ std::optional<CaseSpec> parse_case(const YAML::Node& node, std::size_t index, co
     for (const std::string& name : *p) c.precisions.push_back(name == "float32" ? Precision::Float32 : Precision::Float64);
   }
 
-  const std::vector<std::string> compiled = compiled_space_names();
-  c.spaces = compiled;
-  const YAML::Node spaces_node = r.node("spaces");
-  if (spaces_node.IsScalar() && spaces_node.Scalar() == "all") c.spaces = compiled;
-  else if (auto s = r.choices("spaces", kKnownSpaces, false)) c.spaces = *s;
-  if (overrides.spaces) c.spaces = *overrides.spaces;
-  bool all_compiled = true;
-  for (const std::string& s : c.spaces)
-    if (std::find(compiled.begin(), compiled.end(), s) == compiled.end())
-      all_compiled = false, diag.error(r.node("spaces"), r.key_path("spaces"),
-                 "execution space '" + s + "' is not compiled into this binary (compiled: " + join(compiled) + ")");
+  const bool all_compiled = parse_spaces(r, overrides, c, diag);
 
-  c.baseline = c.spaces.empty() ? "" : c.spaces.front();
-  if (auto b = r.choice("baseline", kKnownSpaces)) {
-    if (std::find(c.spaces.begin(), c.spaces.end(), *b) == c.spaces.end())
-      diag.error(r.node("baseline"), r.key_path("baseline"),
-                 "found '" + *b + "', expected one of this case's spaces: " + join(c.spaces));
-    c.baseline = *b;
-  }
+  parse_policies(r, all_compiled, c, diag);
 
-  std::vector<std::string> policy_names;
-  for (MirrorPolicy p : kAllMirrorPolicies) policy_names.emplace_back(to_string(p));
-  for (MirrorPolicy p : kAllMirrorPolicies) c.policies.push_back(p);
-  if (auto p = r.choices("policies", policy_names, true)) {
-    c.policies.clear();
-    for (const std::string& name : *p) c.policies.push_back(*parse_mirror_policy(name));
-    // `host` runs on host spaces only and copy-every-iteration-pinned on device spaces only: a
-    // case whose spaces take none of its policies would run nothing.
-    const bool runs = std::any_of(c.spaces.begin(), c.spaces.end(), [&](const std::string& s) {
-      return std::any_of(c.policies.begin(), c.policies.end(),
-                         [&](MirrorPolicy m) { return policy_runs_on(m, is_host_space_name(s)); });
-    });
-    if (all_compiled && !c.spaces.empty() && !c.policies.empty() && !runs)
-      diag.error(r.node("policies"), r.key_path("policies"),
-                 "no measurement to run: `host` runs on host spaces only and `copy-every-iteration-pinned` on "
-                 "device spaces only, and this case's spaces are " + join(c.spaces));
-  }
-
-  c.generate = {Generation::Host};
-  if (auto g = r.choices("generate", {"host", "device"}, true)) {
-    c.generate.clear();
-    for (const std::string& name : *g) c.generate.push_back(name == "host" ? Generation::Host : Generation::Device);
-    if (workload && !workload->generates_on_device() && std::count(g->begin(), g->end(), "device") > 0)
-      diag.error(r.node("generate"), r.key_path("generate"),
-                 "workload '" + workload->name() + "' generates its inputs on the host only; expected 'host'");
-  }
+  parse_generation(r, workload, c, diag);
 
   if (auto v = r.integer("warmup", 0, 1000000)) c.warmup = static_cast<int>(*v);
   if (auto v = r.integer("repetitions", 1, 1000000)) c.repetitions = static_cast<int>(*v);
@@ -231,6 +249,54 @@ std::optional<CaseSpec> parse_case(const YAML::Node& node, std::size_t index, co
   if (!workload) asked.complete = false;
   if (diag.all().size() != errors_before || !workload) return std::nullopt;
   return c;
+}
+
+// `threads`: a count, a list of counts (a thread sweep) or powers-of-two.
+void parse_threads(MapReader& top, Deck& deck, Diagnostics& diag) {
+  if (const YAML::Node t = top.node("threads"); t.IsScalar() && t.Scalar() == "powers-of-two") {
+    deck.threads = powers_of_two_threads();
+  } else if (t.IsSequence()) {
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      const std::optional<std::int64_t> v = as_integer(t[i]);
+      if (!v || *v < 1 || *v > 100000)
+        diag.error(t[i], "threads[" + std::to_string(i) + "]",
+                   "found " + describe_node(t[i]) + ", expected a thread count from 1 to 100000");
+      else if (std::find(deck.threads.begin(), deck.threads.end(), *v) != deck.threads.end())
+        diag.error(t[i], "threads[" + std::to_string(i) + "]", "thread count " + std::to_string(*v) + " is repeated");
+      else
+        deck.threads.push_back(static_cast<int>(*v));
+    }
+    if (t.size() == 0) diag.error(t, "threads", "found an empty list, expected a thread count or a list of them");
+  } else if (t.IsScalar() && !as_integer(t)) {
+    diag.error(t, "threads", "found " + describe_node(t) +
+                                 ", expected a thread count, a list of them, or powers-of-two (1, 2, 4, ... up to "
+                                 "the CPUs this process may use)");
+  } else if (auto n = top.integer("threads", 1, 100000)) {
+    deck.threads = {static_cast<int>(*n)};
+  }
+}
+
+// Every case; names must differ, since results, tables, merge and the advisor tell cases apart by
+// name.
+void parse_cases(const YAML::Node& cases, const YAML::Node& defaults, const Overrides& overrides, Deck& deck,
+                 Diagnostics& diag, KeysAsked& asked) {
+  std::vector<std::size_t> parsed_index;  // deck.cases[k] is cases[parsed_index[k]]
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    if (auto c = parse_case(cases[i], i, defaults, overrides, diag, asked)) {
+      deck.cases.push_back(std::move(*c));
+      parsed_index.push_back(i);
+    }
+  for (std::size_t k = 0; k < deck.cases.size(); ++k)
+    for (std::size_t first = 0; first < k; ++first)
+      if (deck.cases[first].name == deck.cases[k].name) {
+        const std::size_t i = parsed_index[k];
+        const YAML::Node name = cases[i]["name"];
+        diag.error(name.IsDefined() ? name : cases[i], "cases[" + std::to_string(i) + "].name",
+                   "case name '" + deck.cases[k].name + "' is already used by cases[" +
+                       std::to_string(parsed_index[first]) + "] at line " + std::to_string(deck.cases[first].line) +
+                       "; results are told apart by case name: give each case its own");
+        break;
+      }
 }
 
 }  // namespace
@@ -253,27 +319,7 @@ DeckResult load_deck_text(const std::string& text, const std::string& file, cons
   deck.text = text;
   deck.title = top.string("title").value_or("");
   top.string("description");
-  if (const YAML::Node t = top.node("threads"); t.IsScalar() && t.Scalar() == "powers-of-two") {
-    deck.threads = powers_of_two_threads();
-  } else if (t.IsSequence()) {
-    for (std::size_t i = 0; i < t.size(); ++i) {
-      const std::optional<std::int64_t> v = as_integer(t[i]);
-      if (!v || *v < 1 || *v > 100000)
-        diag.error(t[i], "threads[" + std::to_string(i) + "]",
-                   "found " + describe_node(t[i]) + ", expected a thread count from 1 to 100000");
-      else if (std::find(deck.threads.begin(), deck.threads.end(), *v) != deck.threads.end())
-        diag.error(t[i], "threads[" + std::to_string(i) + "]", "thread count " + std::to_string(*v) + " is repeated");
-      else
-        deck.threads.push_back(static_cast<int>(*v));
-    }
-    if (t.size() == 0) diag.error(t, "threads", "found an empty list, expected a thread count or a list of them");
-  } else if (t.IsScalar() && !as_integer(t)) {
-    diag.error(t, "threads", "found " + describe_node(t) +
-                                 ", expected a thread count, a list of them, or powers-of-two (1, 2, 4, ... up to "
-                                 "the CPUs this process may use)");
-  } else if (auto n = top.integer("threads", 1, 100000)) {
-    deck.threads = {static_cast<int>(*n)};
-  }
+  parse_threads(top, deck, diag);
   if (top.has("output")) {
     const YAML::Node out = top.node("output");
     if (out.IsScalar()) {
@@ -295,24 +341,7 @@ DeckResult load_deck_text(const std::string& text, const std::string& file, cons
     diag.error(cases, "cases", "found " + describe_node(cases) + ", expected a non-empty list of cases");
   } else {
     KeysAsked asked;
-    std::vector<std::size_t> parsed_index;  // deck.cases[k] is cases[parsed_index[k]]
-    for (std::size_t i = 0; i < cases.size(); ++i)
-      if (auto c = parse_case(cases[i], i, defaults, overrides, diag, asked)) {
-        deck.cases.push_back(std::move(*c));
-        parsed_index.push_back(i);
-      }
-    // Results, tables, merge and the advisor tell cases apart by name.
-    for (std::size_t k = 0; k < deck.cases.size(); ++k)
-      for (std::size_t first = 0; first < k; ++first)
-        if (deck.cases[first].name == deck.cases[k].name) {
-          const std::size_t i = parsed_index[k];
-          const YAML::Node name = cases[i]["name"];
-          diag.error(name.IsDefined() ? name : cases[i], "cases[" + std::to_string(i) + "].name",
-                     "case name '" + deck.cases[k].name + "' is already used by cases[" +
-                         std::to_string(parsed_index[first]) + "] at line " + std::to_string(deck.cases[first].line) +
-                         "; results are told apart by case name: give each case its own");
-          break;
-        }
+    parse_cases(cases, defaults, overrides, deck, diag, asked);
     if (defaults.IsDefined()) {
       MapReader d(defaults, "defaults", diag);
       if (asked.complete) d.finish_with(asked.keys);

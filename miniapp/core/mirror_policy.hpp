@@ -3,6 +3,7 @@
 // space of the execution space: the four cases of the NREL copy experiment (seed 000).
 
 #include <array>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,30 +18,37 @@ enum class MirrorPolicy {
   CopyEveryIterationPinned,  // as CopyEveryIteration, the host mirrors in page-locked memory (device spaces)
 };
 
-inline constexpr std::array<MirrorPolicy, 5> kAllMirrorPolicies = {
-    MirrorPolicy::Host, MirrorPolicy::CopyEveryIteration, MirrorPolicy::InputsResident, MirrorPolicy::AllResident,
-    MirrorPolicy::CopyEveryIterationPinned};
+// The one table of the policies: names (the deck's, the results', --list's) and what each does.
+// Everything else (parsing, printing, the results schema's test) reads it.
+struct MirrorPolicyInfo {
+  MirrorPolicy policy;
+  std::string_view name, description;
+};
+
+inline constexpr std::array<MirrorPolicyInfo, 5> kMirrorPolicies = {{
+    {MirrorPolicy::Host, "host", "compute on a host space, no copies"},
+    {MirrorPolicy::CopyEveryIteration, "copy-every-iteration", "inputs in and outputs out around every iteration"},
+    {MirrorPolicy::InputsResident, "inputs-resident", "inputs copied once, outputs copied back every iteration"},
+    {MirrorPolicy::AllResident, "all-resident", "inputs copied once, outputs stay on the device"},
+    {MirrorPolicy::CopyEveryIterationPinned, "copy-every-iteration-pinned",
+     "as copy-every-iteration, through page-locked (pinned) host mirrors; device spaces only"},
+}};
+
+inline constexpr std::array<MirrorPolicy, kMirrorPolicies.size()> kAllMirrorPolicies = [] {
+  std::array<MirrorPolicy, kMirrorPolicies.size()> all{};
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = kMirrorPolicies[i].policy;
+  return all;
+}();
 
 constexpr std::string_view to_string(MirrorPolicy p) {
-  switch (p) {
-    case MirrorPolicy::Host: return "host";
-    case MirrorPolicy::CopyEveryIteration: return "copy-every-iteration";
-    case MirrorPolicy::InputsResident: return "inputs-resident";
-    case MirrorPolicy::AllResident: return "all-resident";
-    case MirrorPolicy::CopyEveryIterationPinned: return "copy-every-iteration-pinned";
-  }
+  for (const MirrorPolicyInfo& info : kMirrorPolicies)
+    if (info.policy == p) return info.name;
   return "?";
 }
 
 constexpr std::string_view describe(MirrorPolicy p) {
-  switch (p) {
-    case MirrorPolicy::Host: return "compute on a host space, no copies";
-    case MirrorPolicy::CopyEveryIteration: return "inputs in and outputs out around every iteration";
-    case MirrorPolicy::InputsResident: return "inputs copied once, outputs copied back every iteration";
-    case MirrorPolicy::AllResident: return "inputs copied once, outputs stay on the device";
-    case MirrorPolicy::CopyEveryIterationPinned:
-      return "as copy-every-iteration, through page-locked (pinned) host mirrors; device spaces only";
-  }
+  for (const MirrorPolicyInfo& info : kMirrorPolicies)
+    if (info.policy == p) return info.description;
   return "?";
 }
 

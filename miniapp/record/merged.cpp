@@ -212,27 +212,9 @@ MergedResults merge_directories(const std::vector<std::string>& directories) {
   return merged;
 }
 
-std::string merged_json(const MergedResults& merged, const std::vector<std::string>& command_line) {
-  const MergedTask* first = nullptr;
-  std::size_t planned = 0, finished = 0;
-  std::string errors;
-  for (const MergedTask& t : merged.tasks) {
-    if (t.results.IsDefined() && !first) first = &t;
-    planned += t.planned;
-    finished += t.finished;
-    if (t.status != "complete") errors += (errors.empty() ? "" : "; ") + t.directory + ": " + t.status + ": " + t.error;
-  }
-  JsonWriter j;
-  j.begin_object();
-  j.field("schema", kResultsSchema);
-  j.field("status", merged.status);
-  if (!errors.empty()) j.field("error", errors);
-  j.field("planned_measurements", static_cast<std::uint64_t>(planned));
-  j.field("finished_measurements", static_cast<std::uint64_t>(finished));
-  j.key("merged").begin_object();
-  j.array("command_line", command_line);
-  j.field("date", now_iso8601());
-  j.end_object();
+namespace {
+
+void write_tasks(JsonWriter& j, const MergedResults& merged) {
   j.key("tasks").begin_array();
   for (const MergedTask& t : merged.tasks) {
     j.begin_object();
@@ -254,70 +236,74 @@ std::string merged_json(const MergedResults& merged, const std::vector<std::stri
     j.end_object();
   }
   j.end_array();
-  // The spaces the tasks calibrated (a twin's CPU and GPU jobs probe different spaces on different
-  // nodes), each as its first task measured it; each task's own block is in tasks[].calibration.
+}
+
+// The spaces the tasks calibrated (a twin's CPU and GPU jobs probe different spaces on different
+// nodes), each as its first task measured it; each task's own block is in tasks[].calibration.
+void write_calibration(JsonWriter& j, const MergedResults& merged) {
   j.key("calibration");
-  {
-    std::vector<std::pair<std::string, std::size_t>> spaces;
-    for (std::size_t ti = 0; ti < merged.tasks.size(); ++ti)
-      for (const auto& s : child(child(merged.tasks[ti].results, "calibration"), "spaces")) {
-        const std::string name = s.first.Scalar();
-        if (std::none_of(spaces.begin(), spaces.end(), [&](const auto& e) { return e.first == name; }))
-          spaces.emplace_back(name, ti);
-      }
-    if (spaces.empty()) {
-      j.null();
-    } else {
-      j.begin_object();
-      j.key("spaces").begin_object();
-      for (const auto& [name, ti] : spaces) {
-        j.key(name);
-        emit(j, child(child(merged.tasks[ti].results, "calibration"), "spaces")[name]);
-      }
-      j.end_object();
-      j.key("from_task").begin_object();
-      for (const auto& [name, ti] : spaces) j.field(name, static_cast<std::uint64_t>(ti));
-      j.end_object();
-      j.end_object();
+  std::vector<std::pair<std::string, std::size_t>> spaces;
+  for (std::size_t ti = 0; ti < merged.tasks.size(); ++ti)
+    for (const auto& s : child(child(merged.tasks[ti].results, "calibration"), "spaces")) {
+      const std::string name = s.first.Scalar();
+      if (std::none_of(spaces.begin(), spaces.end(), [&](const auto& e) { return e.first == name; }))
+        spaces.emplace_back(name, ti);
     }
+  if (spaces.empty()) {
+    j.null();
+    return;
   }
-  j.key("provenance");
-  if (first) emit(j, child(first->results, "provenance"));
-  else j.null();
-  if (first) {
-    j.key("deck").begin_object();
-    const YAML::Node deck = child(first->results, "deck");
-    for (auto it = deck.begin(); it != deck.end(); ++it) {
-      if (it->first.Scalar() == "cases") continue;
+  j.begin_object();
+  j.key("spaces").begin_object();
+  for (const auto& [name, ti] : spaces) {
+    j.key(name);
+    emit(j, child(child(merged.tasks[ti].results, "calibration"), "spaces")[name]);
+  }
+  j.end_object();
+  j.key("from_task").begin_object();
+  for (const auto& [name, ti] : spaces) j.field(name, static_cast<std::uint64_t>(ti));
+  j.end_object();
+  j.end_object();
+}
+
+// The first readable task's deck, with every case of every task once and the sizes the tasks ran
+// between them.
+void write_deck(JsonWriter& j, const MergedResults& merged, const MergedTask& first) {
+  j.key("deck").begin_object();
+  const YAML::Node deck = child(first.results, "deck");
+  for (auto it = deck.begin(); it != deck.end(); ++it) {
+    if (it->first.Scalar() == "cases") continue;
+    j.key(it->first.Scalar());
+    emit(j, it->second);
+  }
+  j.key("cases").begin_array();
+  for (const std::string& name : merged.case_names) {
+    const YAML::Node found = [&] {
+      for (const MergedTask& t : merged.tasks)
+        for (const YAML::Node& c : child(child(t.results, "deck"), "cases"))
+          if (text(c, "name") == name) return c;
+      return YAML::Node(YAML::NodeType::Undefined);
+    }();
+    if (!found.IsDefined()) continue;
+    j.begin_object();
+    for (auto it = found.begin(); it != found.end(); ++it) {
       j.key(it->first.Scalar());
-      emit(j, it->second);
-    }
-    // Every case of every task, once, with the sizes the tasks ran between them.
-    j.key("cases").begin_array();
-    for (const std::string& name : merged.case_names) {
-      const YAML::Node found = [&] {
-        for (const MergedTask& t : merged.tasks)
-          for (const YAML::Node& c : child(child(t.results, "deck"), "cases"))
-            if (text(c, "name") == name) return c;
-        return YAML::Node(YAML::NodeType::Undefined);
-      }();
-      if (!found.IsDefined()) continue;
-      j.begin_object();
-      for (auto it = found.begin(); it != found.end(); ++it) {
-        j.key(it->first.Scalar());
-        if (it->first.Scalar() == "sizes") {
-          j.begin_array();
-          for (const std::string& s : case_sizes(merged, name)) j.value(static_cast<std::uint64_t>(std::stoull(s)));
-          j.end_array();
-        } else {
-          emit(j, it->second);
-        }
+      if (it->first.Scalar() == "sizes") {
+        j.begin_array();
+        for (const std::string& s : case_sizes(merged, name)) j.value(static_cast<std::uint64_t>(std::stoull(s)));
+        j.end_array();
+      } else {
+        emit(j, it->second);
       }
-      j.end_object();
     }
-    j.end_array();
     j.end_object();
   }
+  j.end_array();
+  j.end_object();
+}
+
+// Every task's measurements, each naming its task, case_index renumbered to the merged cases.
+void write_measurements(JsonWriter& j, const MergedResults& merged) {
   j.key("measurements").begin_array();
   for (std::size_t ti = 0; ti < merged.tasks.size(); ++ti)
     for (const YAML::Node& m : child(merged.tasks[ti].results, "measurements")) {
@@ -335,6 +321,38 @@ std::string merged_json(const MergedResults& merged, const std::vector<std::stri
       j.end_object();
     }
   j.end_array();
+}
+
+}  // namespace
+
+std::string merged_json(const MergedResults& merged, const std::vector<std::string>& command_line) {
+  const MergedTask* first = nullptr;
+  std::size_t planned = 0, finished = 0;
+  std::string errors;
+  for (const MergedTask& t : merged.tasks) {
+    if (t.results.IsDefined() && !first) first = &t;
+    planned += t.planned;
+    finished += t.finished;
+    if (t.status != "complete") errors += (errors.empty() ? "" : "; ") + t.directory + ": " + t.status + ": " + t.error;
+  }
+  JsonWriter j;
+  j.begin_object();
+  j.field("schema", kResultsSchema);
+  j.field("status", merged.status);
+  if (!errors.empty()) j.field("error", errors);
+  j.field("planned_measurements", static_cast<std::uint64_t>(planned));
+  j.field("finished_measurements", static_cast<std::uint64_t>(finished));
+  j.key("merged").begin_object();
+  j.array("command_line", command_line);
+  j.field("date", now_iso8601());
+  j.end_object();
+  write_tasks(j, merged);
+  write_calibration(j, merged);
+  j.key("provenance");
+  if (first) emit(j, child(first->results, "provenance"));
+  else j.null();
+  if (first) write_deck(j, merged, *first);
+  write_measurements(j, merged);
   j.end_object();
   return j.str() + "\n";
 }

@@ -82,6 +82,84 @@ void write_deck(JsonWriter& j, const Deck& deck) {
   j.end_array();
   j.end_object();
 }
+void write_measurement(JsonWriter& j, const RunRecord& run, const Measurement& m) {
+  const Rates r = rates(m);
+  j.begin_object();
+  j.field("case", m.spec.case_name).field("case_index", static_cast<std::uint64_t>(m.spec.case_index));
+  j.field("workload", m.spec.workload).field("variant", m.spec.variant);
+  j.field("size", static_cast<std::uint64_t>(m.spec.size)).field("precision", to_string(m.spec.precision));
+  j.field("space", m.spec.space).field("policy", std::string(to_string(m.spec.policy)));
+  j.field("generate", to_string(m.spec.generate));
+  j.field("warmup", m.spec.warmup).field("repetitions", m.spec.repetitions);
+  j.field("seed", static_cast<std::uint64_t>(m.spec.seed));
+  j.key("seconds").begin_object();
+  write_summary(j, "to_device", m.seconds.to_device);
+  write_summary(j, "compute", m.seconds.compute);
+  write_summary(j, "to_host", m.seconds.to_host);
+  write_summary(j, "total", m.seconds.total);
+  j.field("generate", m.seconds.generate);
+  j.field("setup_to_device", m.seconds.setup_to_device).field("final_to_host", m.seconds.final_to_host);
+  j.end_object();
+  j.key("transfers").begin_object();
+  j.field("mirrors_alias", m.mirrors_alias);
+  j.field("host_mirrors", m.host_mirrors);
+  j.field("bytes_to_device_per_iteration", static_cast<std::uint64_t>(m.bytes_to_device_per_iteration));
+  j.field("bytes_to_host_per_iteration", static_cast<std::uint64_t>(m.bytes_to_host_per_iteration));
+  j.field("bytes_one_time", static_cast<std::uint64_t>(m.bytes_one_time));
+  j.field("bandwidth_GBps", r.transfer_gbytes_per_s);
+  j.end_object();
+  j.key("work").begin_object();
+  j.field("flops", m.work.flops).field("bytes_read", m.work.bytes_read).field("bytes_written", m.work.bytes_written);
+  const double bytes = m.work.bytes_read + m.work.bytes_written;
+  j.field("arithmetic_intensity", bytes > 0 ? m.work.flops / bytes : 0.0);
+  j.field("GFLOPs", r.gflops).field("GBps", r.gbytes_per_s);
+  j.end_object();
+  j.key("roofline");
+  if (const auto place = roofline(run, m)) {
+    j.begin_object();
+    j.field("arithmetic_intensity", place->intensity).field("bound_GFLOPs", place->bound_GFLOPs);
+    j.field("fraction", place->fraction).field("limited_by", place->limited_by);
+    j.field("bandwidth_GBps", place->bandwidth_GBps).field("peak_GFLOPs", place->peak_GFLOPs);
+    j.end_object();
+  } else {
+    j.null();
+  }
+  // Device spaces: the GPU's energy over the timed repetitions (null fields: NVML's reason).
+  j.key("gpu_energy");
+  if (const auto& e = m.gpu_energy) {
+    j.begin_object();
+    j.field("energy_joules", e->energy_joules).field("mean_power_watts", e->mean_power_watts);
+    j.field("gpu_utilization_percent", e->gpu_utilization_percent);
+    j.field("seconds", e->seconds).field("samples", e->samples);
+    j.key("unavailable");
+    if (e->unavailable.empty()) j.null();
+    else j.value(e->unavailable);
+    j.end_object();
+  } else {
+    j.null();
+  }
+  j.field("baseline", run.deck ? run.deck->cases[m.spec.case_index].baseline : std::string());
+  const double s = speedup(run, m);
+  j.key("speedup");
+  if (s > 0) j.value(s);
+  else j.null();
+  j.key("difference_from_baseline");
+  if (const auto d = difference_from_baseline(run, m)) {
+    j.begin_object();
+    j.field("max_abs", d->max_abs).field("max_rel", d->max_rel);
+    j.field("compared_values", static_cast<std::uint64_t>(m.output_sample.size()));
+    j.end_object();
+  } else {
+    j.null();
+  }
+  const Verification& v = m.verification;
+  j.key("verification").begin_object();
+  j.field("checked", v.checked).field("passed", v.passed);
+  j.field("max_abs_error", v.max_abs_error).field("max_rel_error", v.max_rel_error);
+  j.field("tolerance", v.tolerance).field("reference", v.reference).field("detail", v.detail);
+  j.end_object();
+  j.end_object();
+}
 }  // namespace
 
 std::string to_json(const RunRecord& run) {
@@ -104,84 +182,7 @@ std::string to_json(const RunRecord& run) {
     j.field("calibration_skipped", run.calibration_skipped);
   }
   j.key("measurements").begin_array();
-  for (const Measurement& m : run.measurements) {
-    const Rates r = rates(m);
-    j.begin_object();
-    j.field("case", m.spec.case_name).field("case_index", static_cast<std::uint64_t>(m.spec.case_index));
-    j.field("workload", m.spec.workload).field("variant", m.spec.variant);
-    j.field("size", static_cast<std::uint64_t>(m.spec.size)).field("precision", to_string(m.spec.precision));
-    j.field("space", m.spec.space).field("policy", std::string(to_string(m.spec.policy)));
-    j.field("generate", to_string(m.spec.generate));
-    j.field("warmup", m.spec.warmup).field("repetitions", m.spec.repetitions);
-    j.field("seed", static_cast<std::uint64_t>(m.spec.seed));
-    j.key("seconds").begin_object();
-    write_summary(j, "to_device", m.seconds.to_device);
-    write_summary(j, "compute", m.seconds.compute);
-    write_summary(j, "to_host", m.seconds.to_host);
-    write_summary(j, "total", m.seconds.total);
-    j.field("generate", m.seconds.generate);
-    j.field("setup_to_device", m.seconds.setup_to_device).field("final_to_host", m.seconds.final_to_host);
-    j.end_object();
-    j.key("transfers").begin_object();
-    j.field("mirrors_alias", m.mirrors_alias);
-    j.field("host_mirrors", m.host_mirrors);
-    j.field("bytes_to_device_per_iteration", static_cast<std::uint64_t>(m.bytes_to_device_per_iteration));
-    j.field("bytes_to_host_per_iteration", static_cast<std::uint64_t>(m.bytes_to_host_per_iteration));
-    j.field("bytes_one_time", static_cast<std::uint64_t>(m.bytes_one_time));
-    j.field("bandwidth_GBps", r.transfer_gbytes_per_s);
-    j.end_object();
-    j.key("work").begin_object();
-    j.field("flops", m.work.flops).field("bytes_read", m.work.bytes_read).field("bytes_written", m.work.bytes_written);
-    const double bytes = m.work.bytes_read + m.work.bytes_written;
-    j.field("arithmetic_intensity", bytes > 0 ? m.work.flops / bytes : 0.0);
-    j.field("GFLOPs", r.gflops).field("GBps", r.gbytes_per_s);
-    j.end_object();
-    j.key("roofline");
-    if (const auto place = roofline(run, m)) {
-      j.begin_object();
-      j.field("arithmetic_intensity", place->intensity).field("bound_GFLOPs", place->bound_GFLOPs);
-      j.field("fraction", place->fraction).field("limited_by", place->limited_by);
-      j.field("bandwidth_GBps", place->bandwidth_GBps).field("peak_GFLOPs", place->peak_GFLOPs);
-      j.end_object();
-    } else {
-      j.null();
-    }
-    // Device spaces: the GPU's energy over the timed repetitions (null fields: NVML's reason).
-    j.key("gpu_energy");
-    if (const auto& e = m.gpu_energy) {
-      j.begin_object();
-      j.field("energy_joules", e->energy_joules).field("mean_power_watts", e->mean_power_watts);
-      j.field("gpu_utilization_percent", e->gpu_utilization_percent);
-      j.field("seconds", e->seconds).field("samples", e->samples);
-      j.key("unavailable");
-      if (e->unavailable.empty()) j.null();
-      else j.value(e->unavailable);
-      j.end_object();
-    } else {
-      j.null();
-    }
-    j.field("baseline", run.deck ? run.deck->cases[m.spec.case_index].baseline : std::string());
-    const double s = speedup(run, m);
-    j.key("speedup");
-    if (s > 0) j.value(s);
-    else j.null();
-    j.key("difference_from_baseline");
-    if (const auto d = difference_from_baseline(run, m)) {
-      j.begin_object();
-      j.field("max_abs", d->max_abs).field("max_rel", d->max_rel);
-      j.field("compared_values", static_cast<std::uint64_t>(m.output_sample.size()));
-      j.end_object();
-    } else {
-      j.null();
-    }
-    const Verification& v = m.verification;
-    j.key("verification").begin_object();
-    j.field("checked", v.checked).field("passed", v.passed);
-    j.field("max_abs_error", v.max_abs_error).field("max_rel_error", v.max_rel_error);
-    j.field("tolerance", v.tolerance).field("reference", v.reference).field("detail", v.detail);
-    j.end_object();
-    j.end_object();
-  }
+  for (const Measurement& m : run.measurements) write_measurement(j, run, m);
   j.end_array();
   j.end_object();
   return j.str() + "\n";

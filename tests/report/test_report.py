@@ -716,10 +716,17 @@ class ThreadSweep(ReportChecks):
 class RealRun(ReportChecks):
     """A real run of the mini-app made here, then its report and advice."""
 
+    def check_schema(self, directory):
+        """Every results.json the run wrote matches miniapp/record/results.schema.json."""
+        v = subprocess.run(["/usr/bin/python3", os.path.join(SOURCE, "tests", "record", "validate_results.py"),
+                            directory], capture_output=True, text=True)
+        self.assertEqual(v.returncode, 0, v.stdout + v.stderr)
+
     def test_real_run(self):
         results = os.path.join(self.tmp, "results")
         r = run(os.path.join(HERE, "real-run.yaml"), "-o", results, "-q", env={"OMP_PROC_BIND": "false"})
         self.assertEqual(r.returncode, 0, r.stderr)
+        self.check_schema(results)
         dirs = [results]
         _, plot_data, _ = self.make_report(dirs)
         self.check_runtime_plots(plot_data, dirs)
@@ -755,6 +762,7 @@ class RealRun(ReportChecks):
         self.assertEqual(a.returncode, 0, a.stderr)
         self.assertIn("tiny-distance", open(os.path.join(out, "tables.txt")).read(), "the run's tables")
         self.assertEqual(load_json(os.path.join(out, "results.json"))["status"], "complete")
+        self.check_schema(out)
         self.check_advice_matches(out, load_json(os.path.join(out, "advice.json")), a.stdout)
 
     def test_advise_passes_a_signal_on_to_its_sweep(self):
@@ -784,6 +792,7 @@ class RealRun(ReportChecks):
         self.assertIn("the sweep ended with exit code 143 (stopped by a signal", err)
         doc = load_json(results)
         self.assertEqual(doc["status"], "interrupted")
+        self.check_schema(out)
         self.assertGreaterEqual(doc["finished_measurements"], finished)
         self.assertFalse(os.path.exists(os.path.join(out, "advice.json")))
 
@@ -797,6 +806,7 @@ class RealRun(ReportChecks):
         advice = load_json(os.path.join(out, "advice.json"))
         self.assertEqual({r["workload"] for r in advice["recommendations"]}, {"distance", "matrix", "solver", "regression"})
         self.check_advice_matches(out, advice, a.stdout)
+        self.check_schema(out)
         counts = sorted(int(d.split("-")[1]) for d in os.listdir(out) if re.fullmatch(r"threads-[0-9]+", d))
         cpus = len(os.sched_getaffinity(0))
         expected = [1 << k for k in range(cpus.bit_length()) if 1 << k < cpus] + [cpus]

@@ -3,7 +3,7 @@
 #include "miniapp/core/diagnostics.hpp"
 #include "miniapp/core/exit_codes.hpp"
 #include "miniapp/commands/commands.hpp"
-#include "miniapp/commands/submit/process.hpp"
+#include "miniapp/core/child_process.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +13,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 namespace miniapp::submit {
 
@@ -232,95 +233,115 @@ QueueWaitTable queue_wait_table(const std::vector<AccountedJob>& jobs, const std
   return t;
 }
 
-int run_queue_wait(int argc, char** argv) {
+namespace {
+
+struct Options {
   std::vector<std::string> partitions;
-  bool memory = false;
+  bool memory = false, help = false;
   Bins bins;
   std::string from, since = "now-30days";
+};
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+Bins parse_bins(const std::string& v) {
+  Bins bins;
+  const std::vector<std::string> f = split(v, ',');
+  char* e1 = nullptr;
+  char* e2 = nullptr;
+  bins.first = f.size() >= 2 ? std::strtod(f[0].c_str(), &e1) : 0;
+  bins.factor = f.size() >= 2 ? std::strtod(f[1].c_str(), &e2) : 0;
+  bins.count = f.size() == 3 ? std::atoi(f[2].c_str()) : 4;
+  if (f.size() < 2 || f.size() > 3 || *e1 != '\0' || *e2 != '\0' || !(bins.first > 0) || !(bins.factor > 1) ||
+      bins.count < 2 || bins.count > 20)
+    throw UsageError("--bins '" + v + "': expected FIRST,FACTOR[,COUNT] with FIRST > 0, FACTOR > 1, COUNT 2-20 (e.g. 4,4)");
+  return bins;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    auto value = [&](const std::string& name) -> std::optional<std::string> {
+    auto value = [&](const std::string& name) -> std::string {
       const auto eq = a.find('=');
       if (a.rfind("--", 0) == 0 && eq != std::string::npos) return a.substr(eq + 1);
-      if (i + 1 >= argc) {
-        std::cerr << "miniapp queue-wait: " << name << " needs a value\n";
-        return std::nullopt;
-      }
-      return std::string(argv[++i]);
+      if (i + 1 >= argc) throw UsageError(name + " needs a value");
+      return argv[++i];
     };
     auto is = [&](const char* name) { return a == name || a.rfind(std::string(name) + "=", 0) == 0; };
     if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      return exit_code::kAllVerified;
-    } else if (a == "-m" || a == "--memory") memory = true;
+      o.help = true;
+      return o;
+    } else if (a == "-m" || a == "--memory") o.memory = true;
     else if (a == "-p" || is("--partitions")) {
-      const auto v = value("--partitions");
-      if (!v) return exit_code::kBadInput;
-      for (const std::string& p : split(*v, ','))
-        if (!p.empty()) partitions.push_back(p);
-    } else if (is("--bins")) {
-      const auto v = value("--bins");
-      if (!v) return exit_code::kBadInput;
-      const std::vector<std::string> f = split(*v, ',');
-      char* e1 = nullptr;
-      char* e2 = nullptr;
-      bins.first = f.size() >= 2 ? std::strtod(f[0].c_str(), &e1) : 0;
-      bins.factor = f.size() >= 2 ? std::strtod(f[1].c_str(), &e2) : 0;
-      bins.count = f.size() == 3 ? std::atoi(f[2].c_str()) : 4;
-      if (f.size() < 2 || f.size() > 3 || *e1 != '\0' || *e2 != '\0' || !(bins.first > 0) || !(bins.factor > 1) ||
-          bins.count < 2 || bins.count > 20) {
-        std::cerr << "miniapp queue-wait: --bins '" << *v
-                  << "': expected FIRST,FACTOR[,COUNT] with FIRST > 0, FACTOR > 1, COUNT 2-20 (e.g. 4,4)\n";
-        return exit_code::kBadInput;
-      }
-    } else if (is("--from")) {
-      const auto v = value("--from");
-      if (!v) return exit_code::kBadInput;
-      from = *v;
-    } else if (is("--since")) {
-      const auto v = value("--since");
-      if (!v) return exit_code::kBadInput;
-      since = *v;
-    } else {
-      std::cerr << "miniapp queue-wait: unknown argument '" << a << "' (see miniapp queue-wait --help)\n";
-      return exit_code::kBadInput;
-    }
+      for (const std::string& p : split(value("--partitions"), ','))
+        if (!p.empty()) o.partitions.push_back(p);
+    } else if (is("--bins")) o.bins = parse_bins(value("--bins"));
+    else if (is("--from")) o.from = value("--from");
+    else if (is("--since")) o.since = value("--since");
+    else throw UsageError("unknown argument '" + a + "' (see miniapp queue-wait --help)");
   }
+  return o;
+}
 
-  std::string text;
-  if (!from.empty()) {
+// sacct's output: from --from FILE (- for stdin), else sacct itself; nothing after saying why not.
+std::optional<std::string> accounting(const Options& o, int& code) {
+  if (!o.from.empty()) {
     std::ifstream file;
-    if (from != "-") {
-      file.open(from);
+    if (o.from != "-") {
+      file.open(o.from);
       if (!file) {
-        std::cerr << "miniapp queue-wait: cannot read " << from << "\n";
-        return exit_code::kBadInput;
+        std::cerr << "miniapp queue-wait: cannot read " << o.from << "\n";
+        code = exit_code::kBadInput;
+        return std::nullopt;
       }
     }
     std::ostringstream s;
-    s << (from == "-" ? std::cin.rdbuf() : file.rdbuf());
-    text = s.str();
-  } else {
-    const ProcessResult r = run_process({"sacct", "--parsable2", "--allusers", "--allocations", "--starttime", since,
-                                         "--endtime", "now", std::string("--format=") + kFields},
-                                        true);
-    if (r.exit_code == 127) {
-      std::cerr << "miniapp queue-wait: sacct not found: run it where Slurm's accounting answers, or record its "
-                   "output elsewhere and pass --from FILE\n";
-      return exit_code::kRuntimeError;
-    }
-    if (r.exit_code != 0) {
-      std::cerr << "miniapp queue-wait: sacct failed (exit code " << r.exit_code << "):\n" << r.err;
-      return exit_code::kRuntimeError;
-    }
-    text = r.out;
+    s << (o.from == "-" ? std::cin.rdbuf() : file.rdbuf());
+    return s.str();
   }
-  const SacctParse parsed = parse_sacct(text);
-  if (!parsed.error.empty()) {
-    std::cerr << "miniapp queue-wait: " << (from.empty() ? std::string("sacct") : from) << ": " << parsed.error << "\n";
+  const ProcessResult r = run_process({"sacct", "--parsable2", "--allusers", "--allocations", "--starttime", o.since,
+                                       "--endtime", "now", std::string("--format=") + kFields},
+                                      true);
+  code = exit_code::kRuntimeError;
+  if (r.exit_code == 127) {
+    std::cerr << "miniapp queue-wait: sacct not found: run it where Slurm's accounting answers, or record its "
+                 "output elsewhere and pass --from FILE\n";
+    return std::nullopt;
+  }
+  if (r.exit_code != 0) {
+    std::cerr << "miniapp queue-wait: sacct failed (exit code " << r.exit_code << "):\n" << r.err;
+    return std::nullopt;
+  }
+  return r.out;
+}
+
+}  // namespace
+
+int run_queue_wait(int argc, char** argv) {
+  Options o;
+  try {
+    o = parse(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "miniapp queue-wait: " << e.what() << "\n";
     return exit_code::kBadInput;
   }
-  const QueueWaitTable table = queue_wait_table(parsed.jobs, partitions, bins, memory);
+  if (o.help) {
+    std::cout << kUsage;
+    return exit_code::kAllVerified;
+  }
+  int code = exit_code::kAllVerified;
+  const std::optional<std::string> text = accounting(o, code);
+  if (!text) return code;
+  const SacctParse parsed = parse_sacct(*text);
+  if (!parsed.error.empty()) {
+    std::cerr << "miniapp queue-wait: " << (o.from.empty() ? std::string("sacct") : o.from) << ": " << parsed.error
+              << "\n";
+    return exit_code::kBadInput;
+  }
+  const QueueWaitTable table = queue_wait_table(parsed.jobs, o.partitions, o.bins, o.memory);
   if (!table.error.empty()) {
     std::cerr << table.error << "\n";
     return exit_code::kBadInput;

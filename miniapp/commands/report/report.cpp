@@ -261,20 +261,9 @@ fs::path find_script() {
   throw RuntimeProblem("cannot find the report script (tried " + list + "); set MINIAPP_REPORT_SCRIPT");
 }
 
-// Runs `python -c code` silently; true when it exits 0.
+// Runs `python -c code`, its output discarded; true when it exits 0.
 bool probe(const std::string& python, const char* code) {
-  const pid_t pid = fork();
-  if (pid < 0) return false;
-  if (pid == 0) {
-    std::freopen("/dev/null", "w", stdout);
-    std::freopen("/dev/null", "w", stderr);
-    execl(python.c_str(), python.c_str(), "-c", code, static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return run_process({python, "-c", code}, true).exit_code == 0;
 }
 
 std::vector<std::string> python_candidates() {

@@ -107,6 +107,56 @@ std::vector<std::string> sbatch_directives(const SiteProfile& site, const JobPla
   return d;
 }
 
+namespace {
+
+// A GPU job: a warning when the binary lacks the site's GPU backend, the site's monitor sampling
+// the GPU while the job runs, and its energy counter read before (and after) the run.
+void write_gpu_watch(std::ostream& s, const JobShape& shape) {
+  if (shape.backend)
+    s << "if ! \"$MINIAPP\" --version | grep -q '^execution spaces:.* " << *shape.backend << "'; then\n"
+      << "  echo \"[miniapp] warning: $MINIAPP has no " << *shape.backend
+      << " space: the GPU stays idle (build it with scripts/bootstrap-debian.sh --backend " << *shape.backend
+      << ", or pass --gpu-binary to miniapp submit)\" >&2\n"
+      << "fi\n";
+  s << "MONITOR_PID=\n";
+  if (shape.monitor) {
+    const std::string command = shape.monitor->substr(0, shape.monitor->find(' '));
+    s << "# GPU utilisation and memory while the job runs (seed 004), every " << shape.monitor_interval << " s.\n";
+    s << "if command -v " << shell_quote(command) << " >/dev/null 2>&1; then\n"
+      << "  ( while :; do " << *shape.monitor << "; sleep " << shape.monitor_interval << "; done ) >\"$RESULTS/gpu-monitor.txt\" 2>&1 &\n"
+      << "  MONITOR_PID=$!\n"
+      << "fi\n";
+  }
+  if (shape.energy_before) {
+    const std::string command = shape.energy_before->substr(0, shape.energy_before->find(' '));
+    s << "ENERGY=\n";
+    s << "if command -v " << shell_quote(command) << " >/dev/null 2>&1; then\n"
+      << "  ENERGY=1; " << *shape.energy_before << " >>\"$RESULTS/gpu-energy.txt\" 2>&1\n"
+      << "fi\n";
+  }
+}
+
+// The measurement group of this array task (none for a plain job) and the results directory.
+void write_groups(std::ostream& s, const JobPlan& plan, const std::string& root) {
+  const bool array = !plan.array_groups.empty();
+  if (array) {
+    s << "# One measurement group (case x size) per array task; each task writes its own results.\n";
+    s << "TASK=${SLURM_ARRAY_TASK_ID:-${MINIAPP_TASK:-0}}\n";
+    s << "case $TASK in\n";
+    for (std::size_t i = 0; i < plan.array_groups.size(); ++i)
+      s << "  " << i << ") GROUP=(" << words(plan.array_groups[i]) << ") ;;\n";
+    s << "  *) echo \"[miniapp] no measurement group for array task $TASK (0-" << plan.array_groups.size() - 1
+      << ")\" >&2; exit 2 ;;\n";
+    s << "esac\n";
+    s << "RESULTS=" << root << "-$JOB/task-$TASK\n";
+  } else {
+    s << "GROUP=()\n";
+    s << "RESULTS=" << root << "-$JOB\n";
+  }
+}
+
+}  // namespace
+
 std::string batch_script(const SiteProfile& site, const JobPlan& plan) {
   const JobShape& shape = shape_for(site, plan.kind);
   const Resources r = resolve_resources(site, plan);
@@ -122,20 +172,7 @@ std::string batch_script(const SiteProfile& site, const JobPlan& plan) {
   s << "DECK=" << shell_quote(plan.deck) << "\n";
   s << "JOB=${SLURM_ARRAY_JOB_ID:-${SLURM_JOB_ID:-${MINIAPP_JOB_ID:-local-$(date +%Y%m%d-%H%M%S)}}}\n";
   const std::string root = shell_quote(plan.results_root + "/" + plan.results_name);
-  if (array) {
-    s << "# One measurement group (case x size) per array task; each task writes its own results.\n";
-    s << "TASK=${SLURM_ARRAY_TASK_ID:-${MINIAPP_TASK:-0}}\n";
-    s << "case $TASK in\n";
-    for (std::size_t i = 0; i < plan.array_groups.size(); ++i)
-      s << "  " << i << ") GROUP=(" << words(plan.array_groups[i]) << ") ;;\n";
-    s << "  *) echo \"[miniapp] no measurement group for array task $TASK (0-" << plan.array_groups.size() - 1
-      << ")\" >&2; exit 2 ;;\n";
-    s << "esac\n";
-    s << "RESULTS=" << root << "-$JOB/task-$TASK\n";
-  } else {
-    s << "GROUP=()\n";
-    s << "RESULTS=" << root << "-$JOB\n";
-  }
+  write_groups(s, plan, root);
   s << "mkdir -p \"$RESULTS\" || exit 3\n\n";
 
   s << "# One host thread per CPU of the task, from Slurm (seed 001: SLURM_CPUS_PER_TASK, never a\n"
@@ -157,30 +194,7 @@ std::string batch_script(const SiteProfile& site, const JobPlan& plan) {
        " (CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-unset}, ROCR_VISIBLE_DEVICES=${ROCR_VISIBLE_DEVICES:-unset});"
        " results in $RESULTS\"\n";
 
-  if (gpu) {
-    if (shape.backend)
-      s << "if ! \"$MINIAPP\" --version | grep -q '^execution spaces:.* " << *shape.backend << "'; then\n"
-        << "  echo \"[miniapp] warning: $MINIAPP has no " << *shape.backend
-        << " space: the GPU stays idle (build it with scripts/bootstrap-debian.sh --backend " << *shape.backend
-        << ", or pass --gpu-binary to miniapp submit)\" >&2\n"
-        << "fi\n";
-    s << "MONITOR_PID=\n";
-    if (shape.monitor) {
-      const std::string command = shape.monitor->substr(0, shape.monitor->find(' '));
-      s << "# GPU utilisation and memory while the job runs (seed 004), every " << shape.monitor_interval << " s.\n";
-      s << "if command -v " << shell_quote(command) << " >/dev/null 2>&1; then\n"
-        << "  ( while :; do " << *shape.monitor << "; sleep " << shape.monitor_interval << "; done ) >\"$RESULTS/gpu-monitor.txt\" 2>&1 &\n"
-        << "  MONITOR_PID=$!\n"
-        << "fi\n";
-    }
-    if (shape.energy_before) {
-      const std::string command = shape.energy_before->substr(0, shape.energy_before->find(' '));
-      s << "ENERGY=\n";
-      s << "if command -v " << shell_quote(command) << " >/dev/null 2>&1; then\n"
-        << "  ENERGY=1; " << *shape.energy_before << " >>\"$RESULTS/gpu-energy.txt\" 2>&1\n"
-        << "fi\n";
-    }
-  }
+  if (gpu) write_gpu_watch(s, shape);
   s << "\n";
 
   s << "# scancel and the time limit send SIGTERM: it is passed on, and the mini-app stops between\n"
