@@ -28,7 +28,7 @@ class ResultsSchema(unittest.TestCase):
         import jsonschema  # noqa: F401  (a missing module fails here, loudly)
         with open(SCHEMA) as f:
             cls.schema = json.load(f)
-        # A real run, merged form included: the committed host sweep fixture and one GPU run.
+        # A real run to break in the refusal tests: one task of the committed thread-sweep fixture.
         cls.sample_path = os.path.join(SOURCE, "tests", "report", "fixtures", "thread-sweep", "threads-1",
                                        "results.json")
         with open(cls.sample_path) as f:
