@@ -141,14 +141,15 @@ class Run:
                 for b in data.get("benchmarks", []):
                     self.benchmarks.append((name[:-5], b))
         self.copy_GBps = {space: self.benchmark_rate("copy", space) for space in (self.device, self.host)}
-        # The calibration probe's stream bandwidth per space (best of copy and triad), from the first
+        # The calibration probe's stream bandwidth per space (best of copy, triad and the vendor's
+        # device-to-device copy through Kokkos::deep_copy), from the first
         # deck that carries one: arrays of 512 MiB on a device, where the copy benchmark's 16M floats
         # partly fit a large L2.
-        self.calibrated = {}  # space -> (GB/s, deck, bytes per array)
+        self.calibrated = {}  # space -> (GB/s, deck, bytes per array, which stream measurement)
         for name, (source, _) in sorted(self.decks.items()):
             for space, cal in source.calibration.items():
                 if cal.stream_GBps and space not in self.calibrated:
-                    self.calibrated[space] = (cal.stream_GBps, name, cal.stream_bytes_per_array)
+                    self.calibrated[space] = (cal.stream_GBps, name, cal.stream_bytes_per_array, cal.stream_source)
 
     def benchmark_rate(self, prefix, space):
         """GB/s of the median of benchmark prefix/<precision>/space (or of its only run)."""
@@ -309,8 +310,9 @@ def device_crossover(rows, device="device", host="host") -> Crossover:
 
 def section_decks(run):
     if run.device in run.calibrated:
-        copy, deck, size = run.calibrated[run.device]
-        source = (f"{copy:.1f} GB/s (the calibration probe of `{run.device}`: best of stream copy and triad"
+        copy, deck, size, which = run.calibrated[run.device]
+        source = (f"{copy:.1f} GB/s (the calibration probe of `{run.device}`: its {which}, the best of stream copy, "
+                  "triad and the vendor's copy"
                   + (f" on {size / 2**20:.0f} MiB arrays" if isinstance(size, (int, float)) else "") + f", deck {deck})")
     else:
         copy = run.copy_GBps.get(run.device)

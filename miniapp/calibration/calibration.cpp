@@ -86,7 +86,8 @@ void write_key(JsonWriter& j, const Key& k) {
 void write_space(JsonWriter& j, const SpaceCalibration& s) {
   j.key(s.space).begin_object();
   j.field("host", s.host);
-  j.key("bandwidth_GBps").begin_object().field("copy", s.copy_GBps).field("triad", s.triad_GBps).end_object();
+  j.key("bandwidth_GBps").begin_object().field("copy", s.copy_GBps).field("triad", s.triad_GBps);
+  j.field("vendor_copy", s.vendor_copy_GBps).end_object();
   j.field("stream_bytes_per_array", static_cast<std::uint64_t>(s.stream_bytes));
   j.key("gemm_GFLOPs").begin_object();
   for (const auto& [precision, rate] : s.gemm_GFLOPs) j.field(precision, rate);
@@ -160,6 +161,7 @@ std::optional<Calibration> from_cache_json(const std::string& text, std::string&
       s.host = v["host"].as<bool>();
       s.copy_GBps = number(v["bandwidth_GBps"]["copy"], at + "bandwidth_GBps.copy");
       s.triad_GBps = number(v["bandwidth_GBps"]["triad"], at + "bandwidth_GBps.triad");
+      if (const YAML::Node vc = v["bandwidth_GBps"]["vendor_copy"]) s.vendor_copy_GBps = number(vc, at + "bandwidth_GBps.vendor_copy");
       s.stream_bytes = v["stream_bytes_per_array"].as<std::size_t>();
       for (const auto& g : v["gemm_GFLOPs"]) s.gemm_GFLOPs[g.first.as<std::string>()] = g.second.as<double>();
       for (const auto& g : v["gemm_n"]) s.gemm_n[g.first.as<std::string>()] = g.second.as<int>();
@@ -187,7 +189,8 @@ std::optional<Calibration> from_cache_json(const std::string& text, std::string&
 namespace {
 std::string summary(const SpaceCalibration& s) {
   std::ostringstream o;
-  o << std::setprecision(3) << "triad " << s.triad_GBps << " GB/s, copy " << s.copy_GBps << " GB/s";
+  o << std::setprecision(3) << "triad " << s.triad_GBps << " GB/s, copy " << s.copy_GBps << " GB/s (deep_copy "
+    << s.vendor_copy_GBps << " GB/s)";
   for (const auto& [precision, rate] : s.gemm_GFLOPs)
     o << ", " << precision << " GEMM " << rate << " GFLOP/s (n = " << s.gemm_n.at(precision) << ")";
   o << ", launch " << s.launch_latency_us << " us";
@@ -303,6 +306,13 @@ Calibration calibrate(const std::vector<std::string>& spaces, const Key& key, co
   return result;
 }
 
+std::pair<double, std::string> memory_roof(const SpaceCalibration& c) {
+  std::pair<double, std::string> best{c.copy_GBps, "copy"};
+  if (c.triad_GBps > best.first) best = {c.triad_GBps, "triad"};
+  if (c.vendor_copy_GBps > best.first) best = {c.vendor_copy_GBps, "vendor copy"};
+  return best;
+}
+
 std::optional<RooflinePlace> place(const SpaceCalibration& c, Precision precision, const WorkEstimate& work,
                                    double compute_seconds) {
   const double bytes = work.bytes_read + work.bytes_written;
@@ -310,7 +320,7 @@ std::optional<RooflinePlace> place(const SpaceCalibration& c, Precision precisio
   if (work.flops <= 0 || bytes <= 0 || compute_seconds <= 0 || peak == c.gemm_GFLOPs.end()) return std::nullopt;
   RooflinePlace p;
   p.intensity = work.flops / bytes;
-  p.bandwidth_GBps = std::max(c.triad_GBps, c.copy_GBps);
+  std::tie(p.bandwidth_GBps, p.bandwidth_from) = memory_roof(c);
   p.peak_GFLOPs = peak->second;
   const double memory_roof = p.bandwidth_GBps * p.intensity;
   p.limited_by = memory_roof < p.peak_GFLOPs ? "memory" : "compute";

@@ -17,6 +17,7 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace miniapp::calibration {
@@ -40,7 +41,11 @@ struct Link {
 struct SpaceCalibration {
   std::string space;
   bool host = true;
-  double copy_GBps = 0, triad_GBps = 0;  // best of the repetitions
+  double copy_GBps = 0, triad_GBps = 0;  // the space's own kernels, best of the repetitions
+  // The same copy through Kokkos::deep_copy, which hands contiguous device arrays to the vendor's
+  // device-to-device copy (cudaMemcpyAsync, hipMemcpyAsync); 0 in a cache file written before it
+  // was measured.
+  double vendor_copy_GBps = 0;
   std::size_t stream_bytes = 0;          // per array
   std::map<std::string, double> gemm_GFLOPs;  // by precision name
   std::map<std::string, int> gemm_n;
@@ -110,9 +115,13 @@ struct RooflinePlace {
   double fraction = 0;
   std::string limited_by;     // "memory" or "compute"
   double bandwidth_GBps = 0;  // the roofs used
+  std::string bandwidth_from; // which stream measurement gave the bandwidth: "copy", "triad" or "vendor copy"
   double peak_GFLOPs = 0;
 };
 std::optional<RooflinePlace> place(const SpaceCalibration& c, Precision precision, const WorkEstimate& work,
                                    double compute_seconds);
+
+// The memory roof of a space: the highest of its stream measurements, and which one it was.
+std::pair<double, std::string> memory_roof(const SpaceCalibration& c);
 
 }  // namespace miniapp::calibration

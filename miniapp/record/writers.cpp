@@ -119,7 +119,8 @@ void write_measurement(JsonWriter& j, const RunRecord& run, const Measurement& m
     j.begin_object();
     j.field("arithmetic_intensity", place->intensity).field("bound_GFLOPs", place->bound_GFLOPs);
     j.field("fraction", place->fraction).field("limited_by", place->limited_by);
-    j.field("bandwidth_GBps", place->bandwidth_GBps).field("peak_GFLOPs", place->peak_GFLOPs);
+    j.field("bandwidth_GBps", place->bandwidth_GBps).field("bandwidth_from", place->bandwidth_from);
+    j.field("peak_GFLOPs", place->peak_GFLOPs);
     j.end_object();
   } else {
     j.null();

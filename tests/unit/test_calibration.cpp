@@ -73,6 +73,7 @@ TYPED_TEST(CalibrationTest, TheProbeMeasuresAndChecksItsOwnResults) {
   EXPECT_EQ(c.host, is_host_space<TypeParam>());
   EXPECT_GT(c.copy_GBps, 0);
   EXPECT_GT(c.triad_GBps, 0);
+  EXPECT_GT(c.vendor_copy_GBps, 0);
   EXPECT_EQ(c.stream_bytes, (std::size_t{1} << 16) * sizeof(double));
   ASSERT_EQ(c.gemm_GFLOPs.size(), 2u);
   EXPECT_GT(c.gemm_GFLOPs.at("float32"), 0);
@@ -274,6 +275,7 @@ TEST(Calibration, TheCacheFileRoundTrips) {
   s.host = false;
   s.copy_GBps = 1800.5;
   s.triad_GBps = 1900.25;
+  s.vendor_copy_GBps = 2850.75;
   s.stream_bytes = 1 << 29;
   s.gemm_GFLOPs = {{"float32", 40000.0}, {"float64", 50000.0}};
   s.gemm_n = {{"float32", 8192}, {"float64", 8192}};
@@ -294,12 +296,22 @@ TEST(Calibration, TheCacheFileRoundTrips) {
   EXPECT_EQ(b.space, "cuda");
   EXPECT_FALSE(b.host);
   EXPECT_EQ(b.triad_GBps, 1900.25);
+  EXPECT_EQ(b.vendor_copy_GBps, 2850.75);
   EXPECT_EQ(b.gemm_GFLOPs, s.gemm_GFLOPs);
   EXPECT_EQ(b.gemm_n, s.gemm_n);
   ASSERT_TRUE(b.link);
   EXPECT_EQ(b.link->pinned_to_device, 25.0);
   EXPECT_EQ(b.link->pageable_to_host, 11.5);
   EXPECT_EQ(b.measured_at, s.measured_at);
+
+  // A cache written before the vendor copy was measured still reads, with that rate unknown (0).
+  std::string older = to_cache_json(c);
+  const std::string field = ",\n        \"vendor_copy\": 2850.75";
+  ASSERT_NE(older.find(field), std::string::npos) << older;
+  older.erase(older.find(field), field.size());
+  const auto before = from_cache_json(older, why);
+  ASSERT_TRUE(before) << why;
+  EXPECT_EQ(before->spaces.at(0).vendor_copy_GBps, 0);
 
   EXPECT_FALSE(from_cache_json("{\"schema\": \"kokkos-miniapp-results/1\"}", why));
   EXPECT_NE(why.find("not a kokkos-miniapp-calibration/1 file"), std::string::npos) << why;
@@ -320,6 +332,15 @@ TEST(Calibration, ARooflinePlaceIsTheBoundOfTheKernelsIntensity) {
   EXPECT_DOUBLE_EQ(memory->bound_GFLOPs, 25);
   EXPECT_DOUBLE_EQ(memory->fraction, 0.4);
   EXPECT_EQ(memory->limited_by, "memory");
+  EXPECT_EQ(memory->bandwidth_from, "triad");
+
+  SpaceCalibration vendor = c;  // the vendor's copy faster than the space's own kernels: it is the roof
+  vendor.vendor_copy_GBps = 200;
+  const auto by_vendor = place(vendor, Precision::Float64, w, 0.1);
+  ASSERT_TRUE(by_vendor);
+  EXPECT_DOUBLE_EQ(by_vendor->bandwidth_GBps, 200);
+  EXPECT_DOUBLE_EQ(by_vendor->bound_GFLOPs, 50);
+  EXPECT_EQ(by_vendor->bandwidth_from, "vendor copy");
 
   w.bytes_read = 1e6;
   w.bytes_written = 0;  // 1000 flops per byte: the GEMM roof

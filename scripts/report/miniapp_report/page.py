@@ -69,7 +69,7 @@ def _medians_table(rs: ResultSet, case: str) -> str:
 def _calibration_table(rs: ResultSet) -> str:
     def num(v, digits=4):
         return f"{v:.{digits}g}" if isinstance(v, (int, float)) else "-"
-    rows = ['<table><tr><th class="l">space</th><th>triad GB/s</th><th>copy GB/s</th><th>float64 GEMM GFLOP/s</th>'
+    rows = ['<table><tr><th class="l">space</th><th>triad GB/s</th><th>copy GB/s</th><th>deep_copy GB/s</th><th>float64 GEMM GFLOP/s</th>'
             "<th>float32 GEMM GFLOP/s</th><th>launch us</th><th>link h2d GB/s (pageable / pinned)</th>"
             "<th>link d2h GB/s (pageable / pinned)</th><th class=\"l\">measured</th></tr>"]
     for space, c in sorted(rs.calibration.items()):
@@ -77,12 +77,13 @@ def _calibration_table(rs: ResultSet) -> str:
         h2d = f"{num(link.get('pageable_to_device'))} / {num(link.get('pinned_to_device'))}" if link else "-"
         d2h = f"{num(link.get('pageable_to_host'))} / {num(link.get('pinned_to_host'))}" if link else "-"
         rows.append(f'<tr><td class="l">{_e(space)}</td><td>{num(bw.get("triad"))}</td><td>{num(bw.get("copy"))}</td>'
-                    f'<td>{num(gemm.get("float64"))}</td><td>{num(gemm.get("float32"))}</td>'
+                    f'<td>{num(bw.get("vendor_copy"))}</td><td>{num(gemm.get("float64"))}</td><td>{num(gemm.get("float32"))}</td>'
                     f'<td>{num(c.launch_latency_us, 3)}</td><td>{h2d}</td><td>{d2h}</td>'
                     f'<td class="l">{_e(c.measured_at)}</td></tr>')
     rows.append("</table>")
     return ('<p>Calibration (the probe each run makes before measuring, cached in its output directory as '
-            "calibration.json): the roofs below. The compute roof is the vendor GEMM rate reached through Kokkos "
+            "calibration.json): the roofs below. deep_copy is the same copy through Kokkos::deep_copy, the vendor's "
+            "device-to-device copy on a GPU; the memory roof is the highest of the three stream rates. The compute roof is the vendor GEMM rate reached through Kokkos "
             "Kernels, not the data sheet's peak, so a kernel can pass it.</p>" + "".join(rows))
 
 

@@ -70,7 +70,7 @@ class Deck:
 class Calibration:
     """The probe a run makes of each space before measuring."""
     space: str
-    bandwidth_GBps: Dict[str, float]     # stream copy, triad
+    bandwidth_GBps: Dict[str, float]     # stream copy, triad, vendor_copy (Kokkos::deep_copy)
     gemm_GFLOPs: Dict[str, float]        # precision -> vendor GEMM rate
     launch_latency_us: Optional[float]
     link_GBps: Dict[str, float]          # pageable_to_device, pinned_to_device, pageable_to_host, pinned_to_host
@@ -80,9 +80,15 @@ class Calibration:
 
     @property
     def stream_GBps(self) -> float:
-        """The best stream rate (copy or triad), 0 when none was measured."""
+        """The best stream rate (copy, triad or the vendor's copy), 0 when none was measured."""
         rates = [v for v in self.bandwidth_GBps.values() if isinstance(v, (int, float)) and v > 0]
         return max(rates) if rates else 0
+
+    @property
+    def stream_source(self) -> str:
+        """Which stream measurement stream_GBps is: copy, triad or vendor copy."""
+        rates = {k: v for k, v in self.bandwidth_GBps.items() if isinstance(v, (int, float)) and v > 0}
+        return max(rates, key=rates.get).replace("_", " ") if rates else ""
 
 
 @dataclass
