@@ -4,7 +4,7 @@
 # and, for CUDA, the CUDA toolkit (nvcc on PATH or in /usr/local/cuda/bin).
 #
 #   scripts/build-offline.sh BUNDLE [--backend cuda|host] [--arch sm_XX] [--build-dir DIR]
-#                            [--jobs N] [--targets T1,T2,...]
+#                            [--jobs N] [--targets T1,T2,...] [--kokkos VERSION]
 #
 #   BUNDLE       the bundle directory, or its .tar.xz (unpacked into the build directory)
 #   --backend    cuda: Serial + OpenMP + CUDA (nvcc_wrapper, cuBLAS); host: Serial + OpenMP.
@@ -16,7 +16,10 @@
 #                to Kokkos 3.4.01. (An sm_80 build does not run on Hopper: Kokkos 3.4.01 aborts at
 #                initialisation when its kernels' compute capability major differs from the
 #                device's, which rules out PTX JIT from sm_80.)
+#   --kokkos     build against the bundle's second Kokkos release (kokkos-VERSION/, packed by
+#                bundle.sh --kokkos-tarball) instead of its Debian 3.4.01
 #   --build-dir  default: build-offline-<backend> in this project's directory
+#                (build-offline-<backend>-kokkos-VERSION with --kokkos)
 #   --jobs       default: every core this process may use (nproc)
 #   --targets    build only these targets (default: all)
 #
@@ -42,14 +45,14 @@ die_log() {  # log file, message
 }
 usage_error() { echo "build-offline: $*" >&2; exit 2; }
 
-BUNDLE=""; BACKEND=""; ARCH=""; BUILD=""; JOBS=$(nproc); TARGETS=""
+BUNDLE=""; BACKEND=""; ARCH=""; BUILD=""; JOBS=$(nproc); TARGETS=""; KOKKOS_RELEASE=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --backend|--arch|--build-dir|--jobs|--targets)
+    --backend|--arch|--build-dir|--jobs|--targets|--kokkos)
       [ $# -ge 2 ] || usage_error "$1 needs a value"
       case "$1" in
         --backend) BACKEND=$2 ;; --arch) ARCH=$2 ;; --build-dir) BUILD=$2 ;;
-        --jobs) JOBS=$2 ;; --targets) TARGETS=$2 ;;
+        --jobs) JOBS=$2 ;; --targets) TARGETS=$2 ;; --kokkos) KOKKOS_RELEASE=$2 ;;
       esac
       shift ;;
     -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
@@ -93,7 +96,9 @@ case "$BACKEND" in
     ;;
   *) usage_error "unknown backend '$BACKEND' (cuda or host)" ;;
 esac
-BUILD=${BUILD:-$ROOT/build-offline-$BACKEND}
+[ -z "$KOKKOS_RELEASE" ] || [[ "$KOKKOS_RELEASE" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] \
+  || usage_error "--kokkos wants a release version such as 4.6.01, not '$KOKKOS_RELEASE'"
+BUILD=${BUILD:-$ROOT/build-offline-$BACKEND${KOKKOS_RELEASE:+-kokkos-$KOKKOS_RELEASE}}
 mkdir -p "$BUILD"
 BUILD=$(cd "$BUILD" && pwd)
 
@@ -120,7 +125,17 @@ PREFIX="$BUNDLE/prefix/usr"
 LIBDIR="$PREFIX/lib/$(manifest architecture)"
 OPENBLAS_DIR="$LIBDIR/openblas-openmp"
 [ -f "$BUNDLE/kokkos/CMakeLists.txt" ] && [ -d "$OPENBLAS_DIR" ] || die "$BUNDLE is incomplete (kokkos/ or the OpenBLAS libraries missing)"
-log "bundle $BUNDLE (project $(manifest project_commit), $(manifest kokkos_sources), patch $(manifest kokkos_patch))"
+KOKKOS_SRC=$BUNDLE
+KOKKOS_PATCH=$(manifest kokkos_patch)
+KOKKOS_SOURCES=$(manifest kokkos_sources)
+if [ -n "$KOKKOS_RELEASE" ]; then
+  KOKKOS_SRC="$BUNDLE/kokkos-$KOKKOS_RELEASE"
+  [ -f "$KOKKOS_SRC/kokkos/CMakeLists.txt" ] && [ -f "$KOKKOS_SRC/kokkos-kernels/CMakeLists.txt" ] \
+    || die "the bundle holds no Kokkos $KOKKOS_RELEASE (bundle.sh --kokkos-tarball kokkos-$KOKKOS_RELEASE.tar.gz --kernels-tarball kokkos-kernels-$KOKKOS_RELEASE.tar.gz packs it; it has: $(manifest extra_kokkos | cut -d' ' -f1))"
+  KOKKOS_PATCH=$(manifest extra_kokkos | sed -n 's/^[^ ]* patch=//p')
+  KOKKOS_SOURCES="kokkos-$KOKKOS_RELEASE release tarballs"
+fi
+log "bundle $BUNDLE (project $(manifest project_commit), $KOKKOS_SOURCES, patch $KOKKOS_PATCH)"
 
 # 2. Can this node run what the bundle ships? (Its libraries were built for Debian $(manifest debian).)
 version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]; }
@@ -138,18 +153,17 @@ fi
 # 3. Kokkos + Kokkos Kernels, into BUILD/kokkos-<backend>[-<arch>], reused while its stamp matches.
 # shellcheck source=lib/kokkos-build.sh
 . "$ROOT/scripts/lib/kokkos-build.sh"
-KOKKOS_SRC=$BUNDLE
-KOKKOS_VERSION=$(sed -nE 's/^ *set *\( *Kokkos_VERSION_(MAJOR|MINOR|PATCH) +([0-9]+).*/\2/Ip' "$BUNDLE/kokkos/CMakeLists.txt" | paste -sd.)
-KK_VERSION=$(sed -nE 's/^ *set *\( *KokkosKernels_VERSION_(MAJOR|MINOR|PATCH) +([0-9]+).*/\2/Ip' "$BUNDLE/kokkos-kernels/CMakeLists.txt" | paste -sd.)
+KOKKOS_VERSION=$(sed -nE 's/^ *set *\( *Kokkos_VERSION_(MAJOR|MINOR|PATCH) +([0-9]+).*/\2/Ip' "$KOKKOS_SRC/kokkos/CMakeLists.txt" | paste -sd.)
+KK_VERSION=$(sed -nE 's/^ *set *\( *KokkosKernels_VERSION_(MAJOR|MINOR|PATCH) +([0-9]+).*/\2/Ip' "$KOKKOS_SRC/kokkos-kernels/CMakeLists.txt" | paste -sd.)
 KOKKOS_CXX=$HOST_CXX; KK_CXX=$HOST_CXX; KOKKOS_EXTRA=(); KK_EXTRA=()
 DESCRIPTION="Serial + OpenMP, $(basename "$HOST_CXX")"
 KK_DESCRIPTION="BLAS/LAPACK from the bundle's OpenBLAS-OpenMP"
 key=$BACKEND
-stamp="kokkos=$KOKKOS_VERSION kk=$KK_VERSION patch=$(manifest kokkos_patch) bundle=$BUNDLE cxx=$HOST_CXX $("$HOST_CXX" -dumpfullversion 2>/dev/null || true)"
+stamp="kokkos=$KOKKOS_VERSION kk=$KK_VERSION patch=$KOKKOS_PATCH bundle=$BUNDLE cxx=$HOST_CXX $("$HOST_CXX" -dumpfullversion 2>/dev/null || true)"
 if [ "$BACKEND" = cuda ]; then
   arch_option=$(kokkos_cuda_arch_option "$ARCH")
   [ -n "$arch_option" ] || die "no Kokkos architecture for $ARCH (known: sm_70 sm_72 sm_75 sm_80 sm_86 sm_90)"
-  grep -q "KOKKOS_ARCH_OPTION($arch_option " "$BUNDLE/kokkos/cmake/kokkos_arch.cmake" \
+  grep -qi "KOKKOS_ARCH_OPTION($arch_option " "$KOKKOS_SRC/kokkos/cmake/kokkos_arch.cmake" \
     || die "the bundle's Kokkos has no Kokkos_ARCH_$arch_option (was the CUDA 13 / Hopper patch applied?)"
   PATH="$(dirname "$NVCC"):$PATH"; export PATH  # nvcc_wrapper runs plain `nvcc`
   export NVCC_WRAPPER_DEFAULT_COMPILER=$HOST_CXX CUDA_ROOT=${CUDA_ROOT:-$(dirname "$(dirname "$NVCC")")}
@@ -158,7 +172,7 @@ if [ "$BACKEND" = cuda ]; then
   key="cuda-$ARCH"
   DESCRIPTION="Serial + OpenMP + CUDA $nvcc_version, $ARCH (Kokkos_ARCH_$arch_option), nvcc_wrapper"
   KK_DESCRIPTION="cuBLAS + $KK_DESCRIPTION, no cuSPARSE"
-  KOKKOS_CXX="$BUNDLE/kokkos/bin/nvcc_wrapper"
+  KOKKOS_CXX="$KOKKOS_SRC/kokkos/bin/nvcc_wrapper"
   KK_CXX="$BUILD/kokkos-$key/bin/nvcc_wrapper"  # installed by the Kokkos step
   stamp+=" nvcc=$NVCC $nvcc_version arch=$ARCH"
 fi
@@ -247,6 +261,8 @@ done
   echo "BUNDLE_PROJECT_COMMIT=$(manifest project_commit)"
   echo "NVCC=${NVCC:-}"
   echo "KOKKOS_DESCRIPTION=\"$DESCRIPTION\""
+  echo "KOKKOS_VERSION=$KOKKOS_VERSION"
+  echo "KOKKOS_KERNELS_VERSION=$KK_VERSION"
   echo "JOBS=$JOBS"
   echo "BUILD_SECONDS=$((SECONDS - START_SECONDS))"
 } >"$BUILD/offline-build.env"

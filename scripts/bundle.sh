@@ -2,11 +2,19 @@
 # Packs everything a build of the mini-app needs that a bare CUDA node lacks, for machines with
 # no network and no package manager (run it where the Debian archive is reachable):
 #
-#   scripts/bundle.sh [--tar] [OUT]        (OUT default: build-bundle/miniapp-offline)
+#   scripts/bundle.sh [--tar] [--kokkos-tarball F --kernels-tarball F] [OUT]
+#                                          (OUT default: build-bundle/miniapp-offline)
 #
 #   OUT/kokkos, OUT/kokkos-kernels   Kokkos + Kokkos Kernels 3.4.01 from Debian's trilinos source
 #                                    package, with scripts/patches/kokkos-3.4.01-cuda13.patch
 #                                    (CUDA 13, Kokkos_ARCH_HOPPER90)
+#   OUT/kokkos-V/{kokkos,kokkos-kernels}
+#                                    with --kokkos-tarball kokkos-V.tar.gz and --kernels-tarball
+#                                    kokkos-kernels-V.tar.gz: a second, current release pair that
+#                                    you supply (the release tarballs as downloaded; each is checked
+#                                    against the sha256 in scripts/lib/kokkos-releases.tsv, and never
+#                                    downloaded by this script), with scripts/patches/kokkos-V-cuda13.patch
+#                                    where one exists; build-offline.sh --kokkos V builds it
 #   OUT/prefix/usr                   Debian packages unpacked (dpkg-deb -x): yaml-cpp, GoogleTest,
 #                                    Google Benchmark, OpenBLAS-OpenMP (BLAS + LAPACK) and the
 #                                    runtime libraries they need that a compiler does not bring
@@ -40,15 +48,45 @@ unreachable() { printf '[bundle] ERROR: %s\n' "$*" >&2; exit 3; }
 
 TAR=0
 OUT=""
+KOKKOS_TARBALL=""; KERNELS_TARBALL=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --tar) TAR=1 ;;
+    --kokkos-tarball|--kernels-tarball)
+      [ $# -ge 2 ] || { echo "bundle: $1 needs a file" >&2; exit 2; }
+      [ -f "$2" ] || { echo "bundle: no file '$2' for $1" >&2; exit 2; }
+      if [ "$1" = --kokkos-tarball ]; then KOKKOS_TARBALL=$2; else KERNELS_TARBALL=$2; fi
+      shift ;;
     -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
     -*) echo "bundle: unknown option '$1' (try --help)" >&2; exit 2 ;;
     *) [ -z "$OUT" ] || { echo "bundle: more than one output given" >&2; exit 2; }; OUT=$1 ;;
   esac
   shift
 done
+if { [ -n "$KOKKOS_TARBALL" ] && [ -z "$KERNELS_TARBALL" ]; } || { [ -z "$KOKKOS_TARBALL" ] && [ -n "$KERNELS_TARBALL" ]; }; then
+  echo "bundle: --kokkos-tarball and --kernels-tarball go together (one release pair)" >&2; exit 2
+fi
+# The release version of a tarball named <stem>-V.tar.gz, and whether its sha256 is a known release's.
+release_version() {  # file, stem
+  local base; base=$(basename "$1")
+  [[ "$base" =~ ^$2-([0-9]+\.[0-9]+\.[0-9]+)\.tar\.gz$ ]] || return 1
+  echo "${BASH_REMATCH[1]}"
+}
+EXTRA_VERSION=""
+if [ -n "$KOKKOS_TARBALL" ]; then
+  EXTRA_VERSION=$(release_version "$KOKKOS_TARBALL" kokkos) \
+    || { echo "bundle: --kokkos-tarball wants a release tarball named kokkos-X.Y.ZZ.tar.gz, not '$(basename "$KOKKOS_TARBALL")'" >&2; exit 2; }
+  kernels_version=$(release_version "$KERNELS_TARBALL" kokkos-kernels) \
+    || { echo "bundle: --kernels-tarball wants kokkos-kernels-X.Y.ZZ.tar.gz, not '$(basename "$KERNELS_TARBALL")'" >&2; exit 2; }
+  [ "$kernels_version" = "$EXTRA_VERSION" ] \
+    || { echo "bundle: Kokkos $EXTRA_VERSION and Kokkos Kernels $kernels_version are not one release pair" >&2; exit 2; }
+  for f in "$KOKKOS_TARBALL" "$KERNELS_TARBALL"; do
+    known=$(awk -F'\t' -v f="$(basename "$f")" '$1 == f {print $2}' "$ROOT/scripts/lib/kokkos-releases.tsv")
+    [ -n "$known" ] || { echo "bundle: $(basename "$f") is not a release scripts/lib/kokkos-releases.tsv knows" >&2; exit 2; }
+    [ "$(sha256sum "$f" | cut -d' ' -f1)" = "$known" ] \
+      || { echo "bundle: $f does not match the published sha256 of $(basename "$f") ($known)" >&2; exit 2; }
+  done
+fi
 OUT=${OUT:-$ROOT/build-bundle/miniapp-offline}
 mkdir -p "$(dirname "$OUT")"
 OUT="$(cd "$(dirname "$OUT")" && pwd)/$(basename "$OUT")"
@@ -153,6 +191,23 @@ main() {
   [ -f "$src/kokkos/CMakeLists.txt" ] && [ -f "$src/kokkos-kernels/CMakeLists.txt" ] \
     || die "$src holds no kokkos/ and kokkos-kernels/"
   cp -a "$src/kokkos" "$src/kokkos-kernels" "$tmp/"
+  local extra_patch=none
+  if [ -n "$EXTRA_VERSION" ]; then
+    log "Kokkos + Kokkos Kernels $EXTRA_VERSION from the release tarballs given (sha256 checked)"
+    local extra="$tmp/kokkos-$EXTRA_VERSION"
+    mkdir -p "$extra"
+    tar -xzf "$KOKKOS_TARBALL" -C "$extra" && mv "$extra/kokkos-$EXTRA_VERSION" "$extra/kokkos" \
+      || die "unpacking $KOKKOS_TARBALL failed (a release tarball holds kokkos-$EXTRA_VERSION/)"
+    tar -xzf "$KERNELS_TARBALL" -C "$extra" && mv "$extra/kokkos-kernels-$EXTRA_VERSION" "$extra/kokkos-kernels" \
+      || die "unpacking $KERNELS_TARBALL failed (a release tarball holds kokkos-kernels-$EXTRA_VERSION/)"
+    local patch_file="$ROOT/scripts/patches/kokkos-$EXTRA_VERSION-cuda13.patch"
+    if [ -f "$patch_file" ]; then
+      (cd "$extra" && patch -p1 --quiet <"$patch_file") || die "$patch_file does not apply to Kokkos $EXTRA_VERSION"
+      extra_patch="$(basename "$patch_file") sha256:$(sha256sum "$patch_file" | cut -c1-16)"
+    else
+      log "no scripts/patches/kokkos-$EXTRA_VERSION-cuda13.patch: Kokkos $EXTRA_VERSION is bundled as released"
+    fi
+  fi
 
   resolve_packages
   log "Debian packages: ${PACKAGES[*]}"
@@ -191,6 +246,7 @@ main() {
     echo "architecture=$(basename "$lib")"
     echo "kokkos_sources=$(basename "$src")"
     echo "kokkos_patch=$(cat "$src/.complete" 2>/dev/null || echo none)"
+    [ -n "$EXTRA_VERSION" ] && echo "extra_kokkos=$EXTRA_VERSION patch=$extra_patch"
     echo "project_commit=$commit$dirty"
     echo "needs_glibc=$glibc"
     echo "needs_glibcxx=$glibcxx"

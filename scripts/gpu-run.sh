@@ -6,18 +6,21 @@
 #   1. the unit tests on every space (ctest -L unit: unit.serial, unit.openmp, unit.cuda, unit.common)
 #   2. every deck in input/ but the quickstart and the advisor's sweep on the device space against
 #      the host space (--spaces openmp,cuda; the decks' own mirror policies), and seed 000's deck
-#      again at --sizes 100000000 (its comment's GPU size) for the copy table; then the advisor's
+#      again at --sizes 100000000 (its comment's GPU size) for the copy table, and seed 001's one
+#      large system at --sizes 4096 (blocked LU against the vendor's solver); then the advisor's
 #      built-in sweep (input/advise.yaml: host threads 1, 2, 4, ... against the device) and its
 #      answer, RESULTS/<gpu>-<date>/advise.txt
 #   3. the GPU part of the benchmark suite (benchmarks whose name ends in the device space, and
 #      the host copy benchmark for reference), one run per workload
-#   4. the peers script (scripts/peers.sh), where it exists
+#   4. benchmarks/peers.py on the host space: the seeds' NumPy forms beside the mini-app, same
+#      sizes, precision and threads (skipped, with the reason, where NumPy does not import)
 # and writes RESULTS/<gpu>-<date>/ (raw: results.json per deck, benchmark JSON, ctest JUnit XML,
 # logs, steps.tsv, run.env, nvidia-smi) and RESULTS/<gpu>-<date>.md (scripts/gpu_summary.py).
 #
 #   scripts/gpu-run.sh BUNDLE [--budget SECONDS] [--arch sm_XX] [--backend cuda|host]
 #                             [--build-dir DIR] [--results DIR] [--decks D1.yaml,D2.yaml]
 #                             [--benchmarks copy,matrix,distance,solver,regression]
+#                             [--kokkos VERSION]
 #
 #   BUNDLE      the bundle of scripts/bundle.sh (directory or .tar.xz)
 #   --budget    wall-clock seconds for everything, build included (default 540: a 10-minute slot
@@ -28,6 +31,9 @@
 #   --results   default: docs/results of this project
 #   --decks     default: every input/*.yaml but quickstart.yaml and advise.yaml
 #   --benchmarks  which parts of the benchmark suite (default: all five; "none" for none)
+#   --kokkos    build and run on the bundle's second Kokkos release (bundle.sh --kokkos-tarball),
+#               e.g. 4.6.01, instead of Debian's 3.4.01; the results directory's name ends in
+#               -kokkos-VERSION and its build directory is kept beside the 3.4.01 one
 #
 # Exit codes: 0 every step ran and passed; 1 a step failed or ran out of time (steps.tsv and the
 # summary say which); 2 bad arguments.
@@ -39,15 +45,15 @@ log() { printf '[gpu-run %3ds] %s\n' "$((SECONDS - START_SECONDS))" "$*" >&2; }
 usage_error() { echo "gpu-run: $*" >&2; exit 2; }
 
 BUNDLE=""; BUDGET=540; ARCH=""; BACKEND=cuda; BUILD=""; RESULTS="$ROOT/docs/results"; DECKS=""
-BENCHMARKS="copy,matrix,distance,solver,regression"
+BENCHMARKS="copy,matrix,distance,solver,regression"; KOKKOS_RELEASE=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --budget|--arch|--backend|--build-dir|--results|--decks|--benchmarks)
+    --budget|--arch|--backend|--build-dir|--results|--decks|--benchmarks|--kokkos)
       [ $# -ge 2 ] || usage_error "$1 needs a value"
       case "$1" in
         --budget) BUDGET=$2 ;; --arch) ARCH=$2 ;; --backend) BACKEND=$2 ;;
         --build-dir) BUILD=$2 ;; --results) RESULTS=$2 ;; --decks) DECKS=$2 ;;
-        --benchmarks) BENCHMARKS=$2 ;;
+        --benchmarks) BENCHMARKS=$2 ;; --kokkos) KOKKOS_RELEASE=$2 ;;
       esac
       shift ;;
     -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
@@ -63,7 +69,9 @@ case "$BACKEND" in
   host) DEVICE_SPACE=openmp; HOST_SPACE=serial; [ -z "$ARCH" ] || usage_error "--arch is for --backend cuda" ;;
   *) usage_error "unknown backend '$BACKEND' (cuda or host)" ;;
 esac
-BUILD=${BUILD:-$ROOT/build-offline-$BACKEND}
+[ -z "$KOKKOS_RELEASE" ] || [[ "$KOKKOS_RELEASE" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] \
+  || usage_error "--kokkos wants a release version such as 4.6.01, not '$KOKKOS_RELEASE'"
+BUILD=${BUILD:-$ROOT/build-offline-$BACKEND${KOKKOS_RELEASE:+-kokkos-$KOKKOS_RELEASE}}
 if [ -n "$DECKS" ]; then IFS=, read -r -a deck_list <<<"$DECKS"
 else mapfile -t deck_list < <(find "$ROOT/input" -maxdepth 1 -name '*.yaml' ! -name quickstart.yaml \
                                 ! -name advise.yaml | sort)
@@ -83,7 +91,7 @@ if [ "$BACKEND" = cuda ] && command -v nvidia-smi >/dev/null; then
 fi
 device_name=${device_name:-$( [ "$BACKEND" = cuda ] && echo unknown-gpu || echo "host-$(hostname -s)")}
 slug=$(printf '%s' "$device_name" | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-+|-+$//g')
-name="$slug-$(date -u +%Y-%m-%d)"
+name="$slug-$(date -u +%Y-%m-%d)${KOKKOS_RELEASE:+-kokkos-$KOKKOS_RELEASE}"
 mkdir -p "$RESULTS"
 RESULTS=$(cd "$RESULTS" && pwd)
 n=1; base=$name
@@ -146,6 +154,7 @@ run_step() {
 
 # 1. The build (Kokkos and the project; quick when already built from this bundle).
 arch_args=(); [ -n "$ARCH" ] && arch_args=(--arch "$ARCH")
+[ -n "$KOKKOS_RELEASE" ] && arch_args+=(--kokkos "$KOKKOS_RELEASE")
 if ! run_step build 420 "$OUT/logs/build.log" "$ROOT/scripts/build-offline.sh" "$BUNDLE" --backend "$BACKEND" \
        "${arch_args[@]}" --build-dir "$BUILD"; then
   log "the build failed: nothing to run (see $OUT/logs/build.log)"
@@ -177,6 +186,13 @@ else
       "$BIN/miniapp" "$seed000" --spaces "$HOST_SPACE,$DEVICE_SPACE" --sizes 100000000 \
       -o "$OUT/decks/matrix-seed000-power-1e8" -q
   fi
+  # One dense system at n = 4096: the mini-app's blocked LU against the vendor's solver (cuSOLVER).
+  seed001="$ROOT/input/solver-seed001-one-large-system.yaml"
+  if [ "$BACKEND" = cuda ] && [ -z "$DECKS" ] && [ -f "$seed001" ]; then
+    run_step "deck:solver-seed001-one-large-system-4096" 90 "$OUT/logs/solver-seed001-one-large-system-4096.log" \
+      "$BIN/miniapp" "$seed001" --spaces "$HOST_SPACE,$DEVICE_SPACE" --sizes 4096 \
+      -o "$OUT/decks/solver-seed001-one-large-system-4096" -q
+  fi
 
   # The advisor's sweep, device against host threads 1, 2, 4, ..., and its answer (issue: how many
   # host cores match one device, measured).
@@ -195,11 +211,13 @@ else
       "--benchmark_out=$OUT/benchmarks/$part.json" --benchmark_out_format=json
   done
 
-  # 5. The peers script, where the project has one.
-  if [ -x "$ROOT/scripts/peers.sh" ]; then
-    run_step peers 90 "$OUT/logs/peers.log" "$ROOT/scripts/peers.sh" --output "$OUT/peers"
+  # 5. The peers: the seeds' NumPy forms on the host space beside the mini-app, same run.
+  if ! python3 -c 'import numpy' >/dev/null 2>&1; then
+    printf 'peers\tskipped\t0\t\tNumPy does not import in %s\n' "$(command -v python3)" >>"$STEPS"
   else
-    printf 'peers\tskipped\t0\t\tthis project has no scripts/peers.sh\n' >>"$STEPS"
+    peer_size=(--rounds 3); [ "$BACKEND" = host ] && peer_size=(--quick)  # a rehearsal: small sizes
+    run_step peers 120 "$OUT/logs/peers.log" python3 "$ROOT/benchmarks/peers.py" --miniapp "$BIN/miniapp" \
+      --space "$HOST_SPACE" --threads "$OMP_NUM_THREADS" "${peer_size[@]}" --markdown "$OUT/peers.md" --json "$OUT/peers.json"
   fi
 fi
 

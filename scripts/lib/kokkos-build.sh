@@ -25,6 +25,9 @@ kokkos_cuda_options() {
   # cuSPARSE off: Kokkos Kernels 3.4's cuSPARSE calls use enums CUDA 12 removed (dense
   # workloads only here); cuBLAS works as shipped.
   KK_EXTRA=(-DKokkosKernels_ENABLE_TPL_CUBLAS=ON -DKokkosKernels_ENABLE_TPL_CUSPARSE=OFF)
+  # Kokkos Kernels 4 turns its cuSOLVER TPL on with CUDA, and refuses it without cuSPARSE: off as
+  # well (the solver's dense-vendor variant calls cuSOLVER itself).
+  case "${KK_VERSION:-}" in 3.*|"") ;; *) KK_EXTRA+=(-DKokkosKernels_ENABLE_TPL_CUSOLVER=OFF) ;; esac
 }
 
 build_kokkos() {  # prefix, build directory

@@ -94,9 +94,15 @@ TEST(Deck, ExpansionCrossesSizesPrecisionsSpacesAndPolicies) {
       "cases:\n  - workload: distance\n    sizes: [8, 16]\n    precision: all\n    spaces: all\n    policies: all\n");
   ASSERT_TRUE(r.deck);
   const auto plan = expand(*r.deck);
+  // Per space, every policy that runs there (pinned host mirrors only on device spaces).
   std::size_t expected = 0;
-  for (const std::string& s : compiled_space_names()) expected += is_host_space_name(s) ? 4 : 3;
+  for (const std::string& s : compiled_space_names())
+    for (MirrorPolicy p : kAllMirrorPolicies) expected += policy_runs_on(p, is_host_space_name(s)) ? 1 : 0;
   EXPECT_EQ(plan.size(), 2 * 2 * expected);
+  EXPECT_TRUE(policy_runs_on(MirrorPolicy::Host, true));
+  EXPECT_FALSE(policy_runs_on(MirrorPolicy::Host, false));
+  EXPECT_FALSE(policy_runs_on(MirrorPolicy::CopyEveryIterationPinned, true));
+  EXPECT_TRUE(policy_runs_on(MirrorPolicy::CopyEveryIterationPinned, false));
 }
 
 TEST(Deck, UnknownKeyIsReportedWithLineAndSuggestion) {
