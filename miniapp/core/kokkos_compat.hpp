@@ -5,9 +5,21 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 namespace miniapp::compat {
+
+// TeamPolicy<Space>::scratch_size_max(level), or nothing before Kokkos::initialize. From Kokkos 4
+// on, CUDA and HIP read it from an execution space instance (the device's shared memory per
+// block), and making an instance before initialize aborts the program ("Kokkos::Cuda::Cuda
+// instance constructor : ERROR device not initialized"); Kokkos 3.4 returned constants. Deck
+// parsing and --list run before initialize.
+template <class Space>
+std::optional<std::size_t> team_scratch_size_max(int level) {
+  if (!Kokkos::is_initialized()) return std::nullopt;
+  return static_cast<std::size_t>(Kokkos::TeamPolicy<Space>::scratch_size_max(level));
+}
 
 // Host mirror of a View: `HostMirror` is deprecated in Kokkos 5, `host_mirror_type` exists in all.
 template <class View>

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,9 +65,14 @@ std::size_t team_scratch_bytes(std::size_t n) {
   return ScratchMatrix<Scalar, Space>::shmem_size(n, n + 1);
 }
 
+// Known once Kokkos is initialized (compat::team_scratch_size_max): asking before is a bug here.
 template <class Space>
 std::size_t team_scratch_limit(int level) {
-  return static_cast<std::size_t>(Kokkos::TeamPolicy<Space>::scratch_size_max(level));
+  const std::optional<std::size_t> limit = compat::team_scratch_size_max<Space>(level);
+  if (!limit)
+    throw std::logic_error("solver: the team scratch limit of " + space_name<Space>() +
+                           " was asked for before Kokkos was initialized");
+  return *limit;
 }
 
 template <class Scalar, class Space>
@@ -78,6 +84,7 @@ std::size_t largest_team_system(int level) {
 
 template <class Space>
 std::string team_scratch_summary() {
+  if (!Kokkos::is_initialized()) return space_name<Space>() + ": known once Kokkos is initialized";
   std::ostringstream s;
   s << space_name<Space>() << ": level 0 " << team_scratch_limit<Space>(0) / 1024 << " KiB (n <= "
     << largest_team_system<double, Space>(0) << "), level 1 " << team_scratch_limit<Space>(1) / (1024 * 1024)
