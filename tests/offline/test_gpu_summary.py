@@ -387,6 +387,46 @@ class FreshRun(unittest.TestCase):
         self.assertIn("No JUnit XML", self.md)
 
 
+class CompareRuns(unittest.TestCase):
+    """scripts/compare_gpu_runs.py on the committed H100 runs of 2026-11-24 (Kokkos 3.4.01, 4.6.01)."""
+
+    def compare(self, *runs, space="cuda"):
+        base = os.path.join(SOURCE_DIR, "docs", "results")
+        return subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "scripts", "compare_gpu_runs.py"),
+                               *[os.path.join(base, r) for r in runs], "--space", space],
+                              capture_output=True, text=True)
+
+    def test_versions_side_by_side_with_the_ratio_of_the_raw_medians(self):
+        old, new = "nvidia-h100-80gb-hbm3-2026-11-24", "nvidia-h100-80gb-hbm3-2026-11-24-kokkos-4.6.01"
+        proc = self.compare(old, new)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("[1] Kokkos 3.4.1", proc.stdout)
+        self.assertIn("[2] Kokkos 4.6.1", proc.stdout)
+        # The copy benchmark's row: both medians as the JSON has them, and their ratio.
+        medians = []
+        for run in (old, new):
+            with open(os.path.join(SOURCE_DIR, "docs", "results", run, "benchmarks", "copy.json"), encoding="utf-8") as f:
+                b = [x for x in json.load(f)["benchmarks"]
+                     if x.get("run_name", "").startswith("copy/float32/cuda/") and x.get("aggregate_name") == "median"]
+            self.assertEqual(len(b), 1, run)
+            medians.append(b[0]["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b[0]["time_unit"]])
+        row = [r for r in proc.stdout.splitlines() if r.startswith("| `copy/float32/cuda/")]
+        self.assertEqual(len(row), 1, proc.stdout)
+        cells = [c.strip() for c in row[0].strip("|").split("|")]
+        self.assertEqual(cells[1:], [f"{medians[0]:.3g}", f"{medians[1]:.3g}", f"{medians[1] / medians[0]:.2f}"])
+        # The probe, including the vendor's copy.
+        self.assertRegex(proc.stdout, r"\| vendor copy \(deep_copy\) \| [0-9.e+]+ \| [0-9.e+]+ \| [0-9.]+ \|")
+
+    def test_a_directory_without_results_is_refused(self):
+        empty = tempfile.mkdtemp()
+        try:
+            proc = self.compare(empty)
+            self.assertEqual(proc.returncode, 2)
+            self.assertIn("no deck results and no benchmarks on cuda", proc.stderr)
+        finally:
+            shutil.rmtree(empty)
+
+
 if __name__ == "__main__":
     if len(sys.argv) < 3:
         sys.exit("usage: test_gpu_summary.py SOURCE_DIR MINIAPP_BINARY")

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Compares GPU runs of scripts/gpu-run.sh kernel by kernel (Python 3, standard library only):
+typically the same GPU with two Kokkos versions (gpu-run.sh --kokkos), so that what the version
+changes stands next to what the kernels change.
+
+    scripts/compare_gpu_runs.py RUN_DIR... [--space cuda] [--output FILE.md]
+
+Each RUN_DIR is a results directory of gpu-run.sh (decks/<deck>/results.json, benchmarks/*.json);
+a directory holding decks/ alone (a partial run) works too. The tables:
+  - the calibration probe of the space: stream copy, triad, the vendor's copy (deep_copy), the
+    GEMM rates and the launch latency;
+  - every deck measurement on the space (matched by deck, case, variant, precision, size and
+    policy): median compute time per run, and each run's time over the first's;
+  - every benchmark on the space (Google Benchmark medians): time per run and the ratio.
+A row missing from a run shows "-" there. Columns are named by the runs' Kokkos versions (from
+results.json provenance) and directory names.
+Exit codes: 0 written; 2 bad usage or a directory with no results.
+"""
+
+import argparse
+import glob
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "report"))
+sys.dont_write_bytecode = True
+
+from miniapp_report import results  # noqa: E402
+
+
+class Run:
+    def __init__(self, directory, space):
+        self.directory = directory.rstrip("/")
+        self.name = os.path.basename(self.directory)
+        self.deck_times = {}     # (deck, case, variant, precision, size, policy) -> median compute seconds
+        self.calibration = None  # the first deck's probe of the space
+        self.kokkos = "?"
+        self.label = ""
+        for path in sorted(glob.glob(os.path.join(self.directory, "decks", "*", "results.json"))):
+            deck = os.path.basename(os.path.dirname(path))
+            source, points = results.read_file(path)
+            self.kokkos = source.provenance.kokkos_version or self.kokkos
+            if self.calibration is None and space in source.calibration:
+                self.calibration = source.calibration[space]
+            for p in points:
+                if p.space == space and p.passed:
+                    self.deck_times[(deck, p.case, p.variant, p.precision, p.size, p.policy)] = p.compute
+        self.benchmarks = {}  # benchmark run name -> median real time in seconds
+        units = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+        for path in sorted(glob.glob(os.path.join(self.directory, "benchmarks", "*.json"))):
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+            for b in data.get("benchmarks", []):
+                name = b.get("run_name", b.get("name", ""))
+                if f"/{space}/" not in name or b.get("aggregate_name", "median") != "median":
+                    continue
+                self.benchmarks[name] = b["real_time"] * units.get(b.get("time_unit", "ns"), 1e-9)
+        if not self.deck_times and not self.benchmarks:
+            raise results.InputError(f"{self.directory}: no deck results and no benchmarks on {space}")
+
+
+
+def fmt(v):
+    return "-" if v is None else f"{v:.3g}"
+
+
+def ratio(v, base):
+    return "-" if v is None or not base else f"{v / base:.2f}"
+
+
+def table(title, keys, runs, values, describe):
+    head = [title] + [r.label for r in runs] + [f"{r.label} / {runs[0].label}" for r in runs[1:]]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for k in keys:
+        row = [values(r, k) for r in runs]
+        out.append("| " + " | ".join([describe(k)] + [fmt(v) for v in row] +
+                                     [ratio(v, row[0]) for v in row[1:]]) + " |")
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("runs", nargs="+")
+    parser.add_argument("--space", default="cuda")
+    parser.add_argument("--output")
+    args = parser.parse_args()
+    try:
+        runs = [Run(d, args.space) for d in args.runs]
+    except (results.InputError, OSError, ValueError) as e:
+        print(f"compare_gpu_runs.py: {e}", file=sys.stderr)
+        return 2
+    for i, r in enumerate(runs):
+        r.label = f"[{i + 1}] Kokkos {r.kokkos}"
+    lines = [f"# `{args.space}` kernel by kernel", ""] + [f"- {r.label}: `{r.name}`" for r in runs] + [
+        "", "Times in seconds (medians); a ratio above 1 is slower than run [1] (above 1 in the probe: faster).", ""]
+    cal = [r for r in runs if r.calibration]
+    if cal:
+        lines += ["## Calibration probe (GB/s, GFLOP/s, us: higher is faster, but for the latency)", ""]
+        rows = [("stream copy", lambda c: c.bandwidth_GBps.get("copy")),
+                ("stream triad", lambda c: c.bandwidth_GBps.get("triad")),
+                ("vendor copy (deep_copy)", lambda c: c.bandwidth_GBps.get("vendor_copy")),
+                ("GEMM float64", lambda c: c.gemm_GFLOPs.get("float64")),
+                ("GEMM float32", lambda c: c.gemm_GFLOPs.get("float32")),
+                ("launch latency", lambda c: c.launch_latency_us)]
+        lines += table("probe", rows, cal, lambda r, k: k[1](r.calibration) if r.calibration else None, lambda k: k[0])
+        lines.append("")
+    keys = sorted(set().union(*(r.deck_times for r in runs)), key=lambda k: tuple(map(str, k)))
+    if keys:
+        lines += ["## Deck measurements: median compute time", ""]
+        lines += table("deck / case / variant / precision / size / policy", keys, runs,
+                       lambda r, k: r.deck_times.get(k), lambda k: " / ".join(map(str, k)))
+        lines.append("")
+    names = sorted(set().union(*(r.benchmarks for r in runs)))
+    if names:
+        lines += ["## Benchmarks: median real time", ""]
+        lines += table("benchmark", names, runs, lambda r, k: r.benchmarks.get(k), lambda k: f"`{k}`")
+        lines.append("")
+    text = "\n".join(lines)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
