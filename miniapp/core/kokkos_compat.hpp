@@ -14,10 +14,11 @@ namespace miniapp::compat {
 // on, CUDA and HIP read it from an execution space instance (the device's shared memory per
 // block), and making an instance before initialize aborts the program ("Kokkos::Cuda::Cuda
 // instance constructor : ERROR device not initialized"); Kokkos 3.4 returned constants. Deck
-// parsing and --list run before initialize.
+// parsing and --list run before initialize. Host spaces answer with constants in every version.
 template <class Space>
 std::optional<std::size_t> team_scratch_size_max(int level) {
-  if (!Kokkos::is_initialized()) return std::nullopt;
+  constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+  if (!host && !Kokkos::is_initialized()) return std::nullopt;
   return static_cast<std::size_t>(Kokkos::TeamPolicy<Space>::scratch_size_max(level));
 }
 

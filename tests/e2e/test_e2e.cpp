@@ -221,6 +221,11 @@ TEST(EndToEnd, HelpVersionAndListDescribeTheBinary) {
   EXPECT_EQ(list.exit_code, 0);
   EXPECT_NE(list.output.find("distance"), std::string::npos);
   EXPECT_NE(list.output.find("all-resident"), std::string::npos);
+  // --list runs before Kokkos::initialize: a host space gives its team scratch limit all the same
+  // (a device space says it is known once initialized: making a device instance earlier aborts).
+  ASSERT_FALSE(compiled_spaces().empty());
+  EXPECT_NE(list.output.find("scratch per team (float64): " + compiled_spaces().front() + ": level 0 "), std::string::npos)
+      << list.output;
 }
 
 // The variants `--list` marks unavailable in this build (those that call Kokkos Kernels, in a

@@ -84,7 +84,7 @@ std::size_t largest_team_system(int level) {
 
 template <class Space>
 std::string team_scratch_summary() {
-  if (!Kokkos::is_initialized()) return space_name<Space>() + ": known once Kokkos is initialized";
+  if (!compat::team_scratch_size_max<Space>(0)) return space_name<Space>() + ": known once Kokkos is initialized";
   std::ostringstream s;
   s << space_name<Space>() << ": level 0 " << team_scratch_limit<Space>(0) / 1024 << " KiB (n <= "
     << largest_team_system<double, Space>(0) << "), level 1 " << team_scratch_limit<Space>(1) / (1024 * 1024)
