@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# scripts/bundle.sh --kokkos-tarball/--kernels-tarball and build-offline.sh/gpu-run.sh --kokkos:
+# what is refused, with exit code 2 and a message naming the problem, before anything is
+# downloaded or built. The tarballs here are stand-ins: a release tarball is never in the project.
+#   test_bundle_arguments.sh SOURCE_DIR
+set -uo pipefail
+SRC=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+expect() {  # exit code, message fragment, command...
+  local code=$1 fragment=$2; shift 2
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if [ "$rc" -ne "$code" ] || [[ "$out" != *"$fragment"* ]]; then
+    echo "FAIL: $* -> exit $rc (wanted $code), output: $out (wanted: $fragment)"
+    failures=$((failures + 1))
+  else
+    echo "ok: $(basename "$1") ${*:2} -> exit $rc: $fragment"
+  fi
+}
+echo "not a release" >"$tmp/kokkos-4.6.01.tar.gz"
+echo "not a release" >"$tmp/kokkos-kernels-4.6.01.tar.gz"
+echo "not a release" >"$tmp/kokkos-kernels-4.5.01.tar.gz"
+echo "not a release" >"$tmp/kokkos-9.9.99.tar.gz"
+echo "not a release" >"$tmp/kokkos-kernels-9.9.99.tar.gz"
+echo "not a release" >"$tmp/kokkos.tgz"
+B="$SRC/scripts/bundle.sh"
+expect 2 "go together" "$B" --kokkos-tarball "$tmp/kokkos-4.6.01.tar.gz" "$tmp/out"
+expect 2 "go together" "$B" --kernels-tarball "$tmp/kokkos-kernels-4.6.01.tar.gz" "$tmp/out"
+expect 2 "no file" "$B" --kokkos-tarball "$tmp/missing.tar.gz" --kernels-tarball "$tmp/kokkos-kernels-4.6.01.tar.gz"
+expect 2 "named kokkos-X.Y.ZZ.tar.gz" "$B" --kokkos-tarball "$tmp/kokkos.tgz" --kernels-tarball "$tmp/kokkos-kernels-4.6.01.tar.gz"
+expect 2 "not one release pair" "$B" --kokkos-tarball "$tmp/kokkos-4.6.01.tar.gz" --kernels-tarball "$tmp/kokkos-kernels-4.5.01.tar.gz"
+expect 2 "is not a release scripts/lib/kokkos-releases.tsv knows" "$B" --kokkos-tarball "$tmp/kokkos-9.9.99.tar.gz" --kernels-tarball "$tmp/kokkos-kernels-9.9.99.tar.gz"
+expect 2 "does not match the published sha256 of kokkos-4.6.01.tar.gz (b9d70e46" "$B" --kokkos-tarball "$tmp/kokkos-4.6.01.tar.gz" --kernels-tarball "$tmp/kokkos-kernels-4.6.01.tar.gz"
+expect 2 "wants a release version" "$SRC/scripts/build-offline.sh" "$tmp" --backend host --kokkos latest
+expect 2 "wants a release version" "$SRC/scripts/gpu-run.sh" "$tmp" --backend host --kokkos 4.6
+# Every patch in scripts/patches/ for a release the list knows is named for that release.
+for patch in "$SRC"/scripts/patches/kokkos-*-cuda13.patch; do
+  v=$(basename "$patch" | sed -E 's/^kokkos-(.*)-cuda13\.patch$/\1/')
+  [ "$v" = 3.4.01 ] && continue  # Debian's trilinos sources, not a release tarball
+  if ! grep -q "^kokkos-$v.tar.gz	" "$SRC/scripts/lib/kokkos-releases.tsv"; then
+    echo "FAIL: $(basename "$patch") is for Kokkos $v, which scripts/lib/kokkos-releases.tsv does not list"
+    failures=$((failures + 1))
+  fi
+done
+[ "$failures" -eq 0 ] && echo "all refused as they should be" || { echo "$failures failure(s)"; exit 1; }
