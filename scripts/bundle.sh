@@ -66,7 +66,7 @@ done
 if { [ -n "$KOKKOS_TARBALL" ] && [ -z "$KERNELS_TARBALL" ]; } || { [ -z "$KOKKOS_TARBALL" ] && [ -n "$KERNELS_TARBALL" ]; }; then
   echo "bundle: --kokkos-tarball and --kernels-tarball go together (one release pair)" >&2; exit 2
 fi
-# The release version of a tarball named <stem>-V.tar.gz, and whether its sha256 is a known release's.
+# The release version V of a tarball named <stem>-V.tar.gz (fails on any other name).
 release_version() {  # file, stem
   local base; base=$(basename "$1")
   [[ "$base" =~ ^$2-([0-9]+\.[0-9]+\.[0-9]+)\.tar\.gz$ ]] || return 1

@@ -145,12 +145,11 @@ class Run:
         # device-to-device copy through Kokkos::deep_copy), from the first
         # deck that carries one: arrays of 512 MiB on a device, where the copy benchmark's 16M floats
         # partly fit a large L2.
-        self.calibrated = {}  # space -> (GB/s, deck, bytes per array, which stream measurement, vendor copy measured)
+        self.calibrated = {}  # space -> (its results.Calibration, deck)
         for name, (source, _) in sorted(self.decks.items()):
             for space, cal in source.calibration.items():
                 if cal.stream_GBps and space not in self.calibrated:
-                    self.calibrated[space] = (cal.stream_GBps, name, cal.stream_bytes_per_array, cal.stream_source,
-                                              "vendor_copy" in cal.bandwidth_GBps)
+                    self.calibrated[space] = (cal, name)
 
     def benchmark_rate(self, prefix, space):
         """GB/s of the median of benchmark prefix/<precision>/space (or of its only run)."""
@@ -311,9 +310,11 @@ def device_crossover(rows, device="device", host="host") -> Crossover:
 
 def section_decks(run):
     if run.device in run.calibrated:
-        copy, deck, size, which, vendor = run.calibrated[run.device]
-        source = (f"{copy:.1f} GB/s (the calibration probe of `{run.device}`: its {which}, the best of stream copy"
-                  + (", triad and the vendor's copy" if vendor else " and triad")
+        cal, deck = run.calibrated[run.device]
+        copy, size = cal.stream_GBps, cal.stream_bytes_per_array
+        source = (f"{copy:.1f} GB/s (the calibration probe of `{run.device}`: its {cal.stream_source}, the best of "
+                  + ("stream copy, triad and the vendor's copy" if "vendor_copy" in cal.stream_rates
+                     else "stream copy and triad")
                   + (f" on {size / 2**20:.0f} MiB arrays" if isinstance(size, (int, float)) else "") + f", deck {deck})")
     else:
         copy = run.copy_GBps.get(run.device)

@@ -79,15 +79,19 @@ class Calibration:
     source: str                          # the results.json it was read from
 
     @property
+    def stream_rates(self) -> Dict[str, float]:
+        """The stream rates measured (copy, triad, vendor_copy): positive numbers only."""
+        return {k: v for k, v in self.bandwidth_GBps.items() if isinstance(v, (int, float)) and v > 0}
+
+    @property
     def stream_GBps(self) -> float:
         """The best stream rate (copy, triad or the vendor's copy), 0 when none was measured."""
-        rates = [v for v in self.bandwidth_GBps.values() if isinstance(v, (int, float)) and v > 0]
-        return max(rates) if rates else 0
+        return max(self.stream_rates.values(), default=0)
 
     @property
     def stream_source(self) -> str:
         """Which stream measurement stream_GBps is: copy, triad or vendor copy."""
-        rates = {k: v for k, v in self.bandwidth_GBps.items() if isinstance(v, (int, float)) and v > 0}
+        rates = self.stream_rates
         return max(rates, key=rates.get).replace("_", " ") if rates else ""
 
 
