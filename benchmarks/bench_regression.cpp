@@ -56,21 +56,27 @@ void stream_read(benchmark::State& state) {
   rate_counters(state, {0, static_cast<double>(x.span() * sizeof(Scalar)), 0});
 }
 
-// Gradient steps, one per timed call (a fit of one step: the start kernel that zeroes beta costs
-// microseconds against milliseconds). With several steps per call and the manual time divided
-// by their number, Google Benchmark's CPU column would stay per call: ~10x the wall time per step
-// for 10 steps, an artifact of the division, not extra work.
+// Gradient steps, range(2) of them per timed call (one unless given). One step per call for the
+// large shapes (the start kernel that zeroes beta costs microseconds against milliseconds): with
+// several steps per call and the manual time divided by their number, Google Benchmark's CPU
+// column would stay per call, ~10x the wall time per step for 10 steps, an artifact of the
+// division, not extra work. The small shape (the quickstart's 1000 samples) times a whole fit of
+// 1000 steps, where the launches are the cost. `launches`: the steps as a reduction and an update
+// launch each also where compute runs them in one parallel region (host spaces of several
+// threads), to compare the two in one run.
 template <class Scalar, class Space>
-void gradient_steps(benchmark::State& state, const std::string& variant) {
+void gradient_steps(benchmark::State& state, const std::string& variant, bool launches) {
   const auto n = static_cast<std::size_t>(state.range(0));
   regression::Params p;
   p.features = static_cast<int>(state.range(1));
-  p.iterations = 1;
+  p.iterations = state.range(2);
   regression::Kernel<Scalar, Space> k(p, variant, n);
   const Space space;
   k.generate_inputs_on_device(space, 42);
-  time_iterations(state, space, [&] { k.compute(space); });
+  if (launches) time_iterations(state, space, [&] { k.compute_with_launches(space); });
+  else time_iterations(state, space, [&] { k.compute(space); });
   rate_counters(state, k.work());
+  state.counters["region_threads"] = launches ? 1 : k.region_threads();
 }
 
 template <class Scalar>
@@ -79,15 +85,21 @@ void register_for_precision(const std::string& precision) {
     using Space = typename decltype(tag)::type;
     const std::string s = space_name<Space>();
     auto shapes = [](benchmark::internal::Benchmark* b) {
-      b->Args({1000000, 50})->Args({1000000, 1})->UseManualTime()->Unit(benchmark::kMillisecond);
+      return b->Args({1000000, 50, 1})->Args({1000000, 1, 1})->UseManualTime()->Unit(benchmark::kMillisecond);
     };
     shapes(benchmark::RegisterBenchmark(("regression-stream-read/" + precision + "/" + s).c_str(),
                                         stream_read<Scalar, Space>));
     for (const VariantInfo& v : regression::RegressionWorkload::variants())
       if (v.unavailable_reason.empty())
         shapes(benchmark::RegisterBenchmark(
-          ("regression-" + v.name + "/" + precision + "/" + s).c_str(),
-          [name = v.name](benchmark::State& st) { gradient_steps<Scalar, Space>(st, name); }));
+                   ("regression-" + v.name + "/" + precision + "/" + s).c_str(),
+                   [name = v.name](benchmark::State& st) { gradient_steps<Scalar, Space>(st, name, false); }))
+            ->Args({1000, 0, 1000});
+    if (regression::fused_region_threads(Space()) > 1)
+      shapes(benchmark::RegisterBenchmark(
+                 ("regression-fused-launches/" + precision + "/" + s).c_str(),
+                 [](benchmark::State& st) { gradient_steps<Scalar, Space>(st, "fused", true); }))
+          ->Args({1000, 0, 1000});
   });
 }
 

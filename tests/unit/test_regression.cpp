@@ -2,6 +2,7 @@
 
 #include "miniapp/core/deck.hpp"
 #include "miniapp/core/diagnostics.hpp"
+#include "miniapp/core/interrupt.hpp"
 #include "miniapp/core/workload.hpp"
 #include "kernel_helpers.hpp"
 #include "space_types.hpp"
@@ -10,6 +11,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
+#include <optional>
+#include <string>
 #include <vector>
 
 using namespace miniapp;
@@ -366,6 +370,94 @@ TYPED_TEST(RegressionTest, DroppedTailRowsFailVerification) {
     regression::Kernel<float, Space> whole(single(10000, 0.1), variant, n);
     const Verification w = fit_and_verify(whole, 2024);
     EXPECT_TRUE(w.passed) << variant << ": " << w.detail;
+  }
+}
+
+namespace {
+
+// Whether Space runs the fused steps in one parallel region; on Serial and device spaces, that it
+// does not. The reason when it does not.
+template <class Space>
+std::optional<std::string> without_one_region() {
+  const int threads = regression::fused_region_threads(Space());
+  if constexpr (is_host_space<Space>()) {
+    if (Space().concurrency() > 1) {
+      EXPECT_GT(threads, 1) << "a host space of " << Space().concurrency() << " threads runs its steps as launches";
+      return std::nullopt;
+    }
+  }
+  EXPECT_EQ(threads, 1);
+  return space_name<Space>() + " runs " + std::to_string(Space().concurrency()) +
+         " thread(s) or is a device: its steps are a reduction and an update launch each";
+}
+
+}  // namespace
+
+// On a host space of several threads the fused variant runs all its steps in one parallel region,
+// one barrier per step, each thread with its own copy of beta (kernels.hpp). Its loss history,
+// beta and divergence step equal, to rounding, those of a reduction launch and an update launch
+// per step on the same data: models of 2 columns (the portable kernel), 9 (one row in registers on
+// CPUs with SIMD) and 71 (blocks of rows), N not a multiple of the threads or of the rows per
+// call, and a rate that diverges.
+TYPED_TEST(RegressionTest, StepsInOneRegionAgreeWithALaunchPerStep) {
+  using Space = TypeParam;
+  if (const auto reason = without_one_region<Space>()) GTEST_SKIP() << *reason;
+  struct Shape {
+    int features;
+    double lr;
+    bool diverges;
+  };
+  const Shape shapes[] = {{0, 0.1, false}, {8, 0.02, false}, {70, 0.005, false}, {8, 1.0, true}};
+  const std::size_t n = 1003;
+  const std::int64_t steps = 60;
+  for (const Shape& shape : shapes) {
+    SCOPED_TRACE("features " + std::to_string(shape.features) + ", rate " + std::to_string(shape.lr));
+    regression::Kernel<double, Space> k(multivariate(shape.features, steps, shape.lr), "fused", n);
+    EXPECT_EQ(k.region_threads(), regression::fused_region_threads(Space()));
+    k.generate_inputs(7);
+    run_once(k);
+    regression::Kernel<double, Space> launches(multivariate(shape.features, steps, shape.lr), "fused", n);
+    launches.generate_inputs(7);
+    for (Transferable* f : launches.inputs()) f->copy_to_device();
+    Space space;
+    launches.compute_with_launches(space);
+    space.fence();
+    for (Transferable* f : launches.outputs()) f->copy_to_host();
+    const std::int64_t diverged_at = launches.diverged_at().host(0);
+    EXPECT_EQ(k.diverged_at().host(0), diverged_at);
+    EXPECT_EQ(diverged_at >= 0, shape.diverges);
+    const std::int64_t compared = diverged_at >= 0 ? diverged_at + 1 : steps;
+    for (std::int64_t step = 0; step < compared; ++step) {
+      const double got = k.loss().host(step), want = launches.loss().host(step);
+      ASSERT_NEAR(got, want, 1e-11 * std::max(1.0, std::abs(want))) << "loss of step " << step;
+    }
+    for (std::size_t j = 0; j < k.beta().host.extent(0); ++j) {
+      const double want = launches.beta().host(j);
+      EXPECT_NEAR(k.beta().host(j), want, 1e-11 * std::max(1.0, std::abs(want))) << "beta " << j;
+    }
+  }
+}
+
+// A signal seen by the region's first thread after a step stops every thread before the next one
+// (a thread left at a barrier would hang the run): one step runs when the signal is there before
+// the first.
+TYPED_TEST(RegressionTest, ASignalStopsEveryThreadOfTheRegionAfterTheSameStep) {
+  using Space = TypeParam;
+  if constexpr (is_host_space<Space>()) {
+    if (const auto reason = without_one_region<Space>()) GTEST_SKIP() << *reason;
+    regression::Kernel<double, Space> k(multivariate(8, 1000, 0.02), "fused", 500);
+    k.generate_inputs(3);
+    for (Transferable* f : k.inputs()) f->copy_to_device();
+    Space space;
+    install_interrupt_handlers();
+    std::raise(SIGTERM);
+    EXPECT_THROW(k.compute(space), Interrupted);
+    clear_interrupt_request();
+    for (Transferable* f : k.outputs()) f->copy_to_host();
+    EXPECT_GT(k.loss().host(0), 0.0);
+    EXPECT_EQ(k.loss().host(1), 0.0) << "step 1 ran";
+  } else {
+    GTEST_SKIP() << space_name<Space>() << " is a device: its steps are launches, between which the host looks for signals";
   }
 }
 

@@ -1,9 +1,10 @@
 #pragma once
 // One fit: the data X = [data, 1] and y, and from beta = 0 `iterations` gradient steps of two
 // kernels each (the gradient sums, then a one-thread update that records the loss and stops
-// updating once the loss grows or is not finite). Nothing comes back to the host until the
-// harness copies the outputs. One harness iteration is the whole fit, so it notices a signal
-// between steps.
+// updating once the loss grows or is not finite); on a host space of several threads, the fused
+// variant's steps all in one parallel region (kernels.hpp, fused_steps_in_one_region). Nothing
+// comes back to the host until the harness copies the outputs. One harness iteration is the whole
+// fit, so it notices a signal between steps.
 
 #include "miniapp/core/field.hpp"
 #include "miniapp/core/interruption.hpp"
@@ -36,7 +37,9 @@ class Kernel {
         diverged_at_("diverged_at", 1),
         residual_("residual", variant_ == Variant::Blas ? n : 0),
         fit_{beta_.device, loss_.device, diverged_at_.device, typename FitState::View("gradient_sums", p.columns() + 1),
-             typename FitState::View("best_loss", 2)} {}
+             typename FitState::View("best_loss", 2)},
+        region_threads_(variant_ == Variant::Fused ? fused_region_threads(Space()) : 1),
+        region_scratch_("region_scratch", region_threads_ > 1 ? region_scratch_size<Scalar>(region_threads_, p.columns()) : 0) {}
 
   std::vector<Transferable*> inputs() { return {&x_, &y_}; }
   std::vector<Transferable*> outputs() { return {&beta_, &loss_, &diverged_at_}; }
@@ -51,19 +54,36 @@ class Kernel {
   }
 
   void compute(const Space& space) {
-    const Scalar inv_n = Scalar(1) / static_cast<Scalar>(x_.device.extent(0));
-    // blas: gemv already scaled the gradient by 2/N; fused: the raw sums.
-    const bool fused = variant_ == Variant::Fused;
-    const Scalar step = static_cast<Scalar>(params_.rate()) * (fused ? Scalar(2) * inv_n : Scalar(1));
-    const auto growth = static_cast<Scalar>(growth_tolerance<Scalar>());
+    if constexpr (is_host_space<Space>()) {
+      if (region_threads_ > 1) {
+        start(space, fit_);
+        fused_steps_in_one_region(space, x_.device, y_.device, step_update(), region_scratch_, region_threads_,
+                                  params_.iterations);
+        space.fence();
+        throw_if_interrupted();
+        return;
+      }
+    }
+    compute_with_launches(space);
+  }
+
+  // The steps as launches, a reduction (or two gemv) and an update each: what compute does on
+  // device spaces, on Serial and for the blas variant; public for the tests and the benchmark that
+  // compare it with the steps in one region.
+  void compute_with_launches(const Space& space) {
+    const auto u = step_update();
     start(space, fit_);
     for (std::int64_t k = 0; k < params_.iterations; ++k) {
       interruption_point(space, k);
-      if (fused) fused_sums(space, x_.device, y_.device, fit_);
+      if (variant_ == Variant::Fused) fused_sums(space, x_.device, y_.device, fit_);
       else blas_sums(space, x_.device, y_.device, residual_, fit_);
-      update(space, fit_, k, step, inv_n, growth);
+      update(space, u, k);
     }
   }
+
+  // Whether compute runs the steps in one parallel region (fused_steps_in_one_region), and on how
+  // many threads; 1: a reduction and an update launch per step.
+  int region_threads() const { return region_threads_; }
 
   WorkEstimate work() const {
     const double n = static_cast<double>(x_.device.extent(0)), c = static_cast<double>(params_.columns());
@@ -88,6 +108,13 @@ class Kernel {
   void set_seed(std::uint64_t seed) { seed_ = seed; }
 
  private:
+  // blas: gemv already scaled the gradient by 2/N; fused: the raw sums.
+  StepUpdate<FitState, Scalar> step_update() const {
+    const Scalar inv_n = Scalar(1) / static_cast<Scalar>(x_.device.extent(0));
+    const Scalar scale = variant_ == Variant::Fused ? Scalar(2) * inv_n : Scalar(1);
+    return {fit_, static_cast<Scalar>(params_.rate()) * scale, inv_n, static_cast<Scalar>(growth_tolerance<Scalar>())};
+  }
+
   Params params_;
   Variant variant_;
   std::uint64_t seed_ = 0;
@@ -98,6 +125,8 @@ class Kernel {
   Field<std::int64_t*, Space> diverged_at_;
   Kokkos::View<Scalar*, Kokkos::LayoutRight, typename Space::memory_space> residual_;
   FitState fit_;
+  int region_threads_;  // > 1: compute runs the steps in one parallel region
+  typename FitState::View region_scratch_;  // fused_steps_in_one_region's partial sums and betas
 };
 
 }  // namespace miniapp::regression
