@@ -261,18 +261,19 @@ void blas_sums(const Space& space, const X& x, const Y& y, const R& residual, co
 }
 
 // The rule of step k, on values: the loss l is recorded by the caller; the fit stops updating once
-// l is not finite or grew (above the lowest so far, `lowest`, by `growth`, plus `floor`: 64 eps of
-// the first loss); otherwise beta -= step * sums. lowest < 0: no loss seen yet.
+// l is not finite or grew (above the lowest so far, `lowest`, by `growth`, plus `floor`:
+// floor_scale times the first loss); otherwise beta -= step * sums. lowest < 0: no loss seen yet.
 template <class Scalar, class Beta, class Sums>
 KOKKOS_INLINE_FUNCTION void gradient_step(const std::int64_t k, const Scalar l, const Scalar step, const Scalar growth,
-                                          Scalar& lowest, Scalar& floor, std::int64_t& diverged_at, const Beta& beta,
-                                          const Sums& sums, const std::int64_t cols) {
+                                          const Scalar floor_scale, Scalar& lowest, Scalar& floor,
+                                          std::int64_t& diverged_at, const Beta& beta, const Sums& sums,
+                                          const std::int64_t cols) {
   if (diverged_at >= 0) return;
   if (!compat::math::isfinite(l) || (lowest >= Scalar(0) && l > lowest * (Scalar(1) + growth) + floor)) {
     diverged_at = k;
     return;
   }
-  if (lowest < Scalar(0)) floor = Scalar(64) * std::numeric_limits<Scalar>::epsilon() * l;
+  if (lowest < Scalar(0)) floor = floor_scale * l;
   if (lowest < Scalar(0) || l < lowest) lowest = l;
   for (std::int64_t j = 0; j < cols; ++j) beta[j] -= step * sums[j];
 }
@@ -282,6 +283,7 @@ template <class F, class Scalar>
 struct StepUpdate {
   F fit;
   Scalar step, inv_n, growth;
+  Scalar floor_scale = Scalar(64) * std::numeric_limits<Scalar>::epsilon();  // on the host: no constexpr on devices
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t k) const {
     const auto cols = static_cast<std::int64_t>(fit.beta.extent(0));
@@ -289,7 +291,7 @@ struct StepUpdate {
     fit.loss(k) = l;
     Scalar lowest = fit.best(0), floor = fit.best(1);
     std::int64_t diverged_at = fit.diverged_at(0);
-    gradient_step(k, l, step, growth, lowest, floor, diverged_at, fit.beta.data(), fit.sums.data(), cols);
+    gradient_step(k, l, step, growth, floor_scale, lowest, floor, diverged_at, fit.beta.data(), fit.sums.data(), cols);
     fit.best(0) = lowest;
     fit.best(1) = floor;
     fit.diverged_at(0) = diverged_at;
@@ -404,7 +406,7 @@ std::int64_t fused_steps_in_one_region(const Space& space, const X& x, const Y& 
             if (signalled->load(std::memory_order_relaxed) < k) break;
             const ThreadTotals<Scalar> totals{scratch.data() + (k & 1) * count * stride, stride, count};
             const Scalar l = totals[c] * u.inv_n;
-            gradient_step(k, l, u.step, u.growth, lowest, floor, diverged_at, beta, totals, c);
+            gradient_step(k, l, u.step, u.growth, u.floor_scale, lowest, floor, diverged_at, beta, totals, c);
             if (t == 0) {
               fit.loss(k) = l;
               if (interrupt_requested()) signalled->store(k, std::memory_order_relaxed);
