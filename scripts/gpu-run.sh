@@ -69,9 +69,9 @@ case "$BACKEND" in
   host) DEVICE_SPACE=openmp; HOST_SPACE=serial; [ -z "$ARCH" ] || usage_error "--arch is for --backend cuda" ;;
   *) usage_error "unknown backend '$BACKEND' (cuda or host)" ;;
 esac
-[ -z "$KOKKOS_RELEASE" ] || [[ "$KOKKOS_RELEASE" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] \
-  || usage_error "--kokkos wants a release version such as 4.6.01, not '$KOKKOS_RELEASE'"
-BUILD=${BUILD:-$ROOT/build-offline-$BACKEND${KOKKOS_RELEASE:+-kokkos-$KOKKOS_RELEASE}}
+# shellcheck source=lib/offline-build-dir.sh
+. "$ROOT/scripts/lib/offline-build-dir.sh"
+offline_build_dir "$ROOT" "$BACKEND" "$KOKKOS_RELEASE"
 if [ -n "$DECKS" ]; then IFS=, read -r -a deck_list <<<"$DECKS"
 else mapfile -t deck_list < <(find "$ROOT/input" -maxdepth 1 -name '*.yaml' ! -name quickstart.yaml \
                                 ! -name advise.yaml | sort)
