@@ -4,6 +4,7 @@
 
 #include "miniapp/core/field.hpp"
 #include "miniapp/core/interrupt.hpp"
+#include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/measurement.hpp"
 #include "miniapp/core/nvml.hpp"
 #include "miniapp/core/spaces.hpp"
@@ -50,6 +51,58 @@ struct generates_on_device<Kernel, Space,
 // fills the host mirrors of the inputs (optionally generate_inputs_on_device, above); compute(space)
 // enqueues the work; work() -> WorkEstimate; verify(tolerance) checks the host mirrors of the
 // outputs against an independent reference, and may read the host mirrors of the inputs.
+namespace detail {
+
+// The phases of a measurement: each fenced before and after, timed, and inside the Kokkos Tools
+// profiling region <workload>/<variant>/<phase>, phase named as in the results' `seconds`.
+template <class Space>
+class Phases {
+ public:
+  Phases(const Space& space, const MeasurementSpec& spec) : space_(space), prefix_(spec.workload + "/" + spec.variant + "/") {}
+
+  template <class Work>
+  double timed(const char* phase, Work&& work) {
+    const compat::ProfilingRegion region(prefix_ + phase);
+    space_.fence();
+    timer_.reset();
+    work();
+    space_.fence();
+    return timer_.seconds();
+  }
+  // Host work that enqueues nothing on the space (generating on the host, verifying): no fences.
+  template <class Work>
+  double host(const char* phase, Work&& work) {
+    const compat::ProfilingRegion region(prefix_ + phase);
+    timer_.reset();
+    work();
+    return timer_.seconds();
+  }
+
+ private:
+  Space space_;
+  std::string prefix_;
+  Kokkos::Timer timer_;
+};
+
+// The inputs, generated where the spec says, into the device Views or the host mirrors; the
+// mirrors always get them (verification reads them). Returns the generation's seconds.
+template <class Space, class Kernel>
+double generate(Kernel& kernel, const Space& space, const MeasurementSpec& spec, Phases<Space>& phases) {
+  if (spec.generate != Generation::Device) return phases.host("generate", [&] { kernel.generate_inputs(spec.seed); });
+  if constexpr (generates_on_device<Kernel, Space>::value) {
+    const double seconds = phases.timed("generate", [&] { kernel.generate_inputs_on_device(space, spec.seed); });
+    // The mirrors get the generated values too (untimed): verification reads them, and the
+    // copy-every-iteration policy copies them back each iteration.
+    for (Transferable* f : kernel.inputs()) f->copy_to_host();
+    space.fence();
+    return seconds;
+  } else {
+    throw std::logic_error("workload '" + spec.workload + "' cannot generate its inputs on the device");
+  }
+}
+
+}  // namespace detail
+
 template <class Space, class Kernel>
 Measurement measure(Kernel& kernel, const Space& space, const MeasurementSpec& spec) {
   if (!policy_runs_on(spec.policy, is_host_space<Space>()))
@@ -64,14 +117,7 @@ Measurement measure(Kernel& kernel, const Space& space, const MeasurementSpec& s
   m.mirrors_alias = detail::moved_bytes(inputs) + detail::moved_bytes(outputs) == 0;
   m.host_mirrors = detail::host_mirrors(inputs, outputs);
 
-  Kokkos::Timer timer;
-  auto timed = [&](auto&& work) {
-    space.fence();
-    timer.reset();
-    work();
-    space.fence();
-    return timer.seconds();
-  };
+  detail::Phases<Space> phases(space, spec);
   auto to_device = [&] {
     for (Transferable* f : inputs) f->copy_to_device();
   };
@@ -79,26 +125,11 @@ Measurement measure(Kernel& kernel, const Space& space, const MeasurementSpec& s
     for (Transferable* f : outputs) f->copy_to_host();
   };
 
-  const bool on_device = spec.generate == Generation::Device;
-  if (on_device) {
-    if constexpr (generates_on_device<Kernel, Space>::value) {
-      m.seconds.generate = timed([&] { kernel.generate_inputs_on_device(space, spec.seed); });
-      // The mirrors get the generated values too (untimed): verification reads them, and the
-      // copy-every-iteration policy copies them back each iteration.
-      for (Transferable* f : inputs) f->copy_to_host();
-      space.fence();
-    } else {
-      throw std::logic_error("workload '" + spec.workload + "' cannot generate its inputs on the device");
-    }
-  } else {
-    Kokkos::Timer host_timer;
-    kernel.generate_inputs(spec.seed);
-    m.seconds.generate = host_timer.seconds();
-  }
+  m.seconds.generate = detail::generate(kernel, space, spec, phases);
   const bool inputs_each = copies_inputs_every_iteration(spec.policy);
   const bool outputs_each = copies_outputs_every_iteration(spec.policy);
-  if (spec.policy != MirrorPolicy::Host && !inputs_each && !on_device) {
-    m.seconds.setup_to_device = timed(to_device);
+  if (spec.policy != MirrorPolicy::Host && !inputs_each && spec.generate != Generation::Device) {
+    m.seconds.setup_to_device = phases.timed("setup_to_device", to_device);
     m.bytes_one_time += detail::moved_bytes(inputs);
   }
   if (inputs_each) m.bytes_to_device_per_iteration = detail::moved_bytes(inputs);
@@ -113,9 +144,9 @@ Measurement measure(Kernel& kernel, const Space& space, const MeasurementSpec& s
       space.fence();
       energy->start();
     }
-    const double h2d = inputs_each ? timed(to_device) : 0.0;
-    const double compute = timed([&] { kernel.compute(space); });
-    const double d2h = outputs_each ? timed(to_host) : 0.0;
+    const double h2d = inputs_each ? phases.timed("to_device", to_device) : 0.0;
+    const double compute = phases.timed("compute", [&] { kernel.compute(space); });
+    const double d2h = outputs_each ? phases.timed("to_host", to_host) : 0.0;
     if (it < spec.warmup) continue;
     m.seconds.to_device.push_back(h2d);
     m.seconds.compute.push_back(compute);
@@ -124,14 +155,14 @@ Measurement measure(Kernel& kernel, const Space& space, const MeasurementSpec& s
   }
   if (energy) m.gpu_energy = energy->stop();
   if (spec.policy == MirrorPolicy::AllResident) {
-    m.seconds.final_to_host = timed(to_host);
+    m.seconds.final_to_host = phases.timed("final_to_host", to_host);
     m.bytes_one_time += detail::moved_bytes(outputs);
   }
   for (const Transferable* f : outputs) {
     const std::vector<double> values = f->sample(kOutputSampleSize);
     m.output_sample.insert(m.output_sample.end(), values.begin(), values.end());
   }
-  if (spec.verify) m.verification = kernel.verify(spec.tolerance);
+  if (spec.verify) phases.host("verify", [&] { m.verification = kernel.verify(spec.tolerance); });
   return m;
 }
 

@@ -70,6 +70,18 @@ inline std::string kokkos_kernels_version() {
 #endif
 }
 
+// A Kokkos Tools profiling region for the lifetime of the object: what a tool loaded through
+// KOKKOS_PROFILE_LIBRARY (Kokkos 3.4) or KOKKOS_TOOLS_LIBS (3.7 on) shows as a node of its tree.
+// Kokkos::Profiling::ScopedRegion exists from 4.1 only; pushRegion/popRegion in every version.
+// Without a tool both cost a null-pointer test.
+class ProfilingRegion {
+ public:
+  explicit ProfilingRegion(const std::string& name) { Kokkos::Profiling::pushRegion(name); }
+  ~ProfilingRegion() { Kokkos::Profiling::popRegion(); }
+  ProfilingRegion(const ProfilingRegion&) = delete;
+  ProfilingRegion& operator=(const ProfilingRegion&) = delete;
+};
+
 
 // ---- Concurrent execution-space instances and pinned host memory (distance, chunked output) ----
 // A device-to-host copy overlaps a kernel only when both are enqueued on different instances and

@@ -4,7 +4,10 @@
 // compiled space), which instantiates them; nothing else needs to include it.
 
 #include "miniapp/core/harness.hpp"
+#include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/workload.hpp"
+
+#include <optional>
 
 namespace miniapp {
 
@@ -17,8 +20,14 @@ Measurement Instances<W, Space>::run(const MeasurementSpec& spec, const typename
     // The kernel, and with it every View, lives only for this measurement; its Fields' host
     // mirrors are page-locked when the policy asks for it.
     const ScopedHostMirrors mirrors(pins_host_mirrors(spec.policy) ? HostMirrors::Pinned : HostMirrors::Pageable);
-    typename W::template Kernel<Scalar, Space> kernel(params, spec.variant, spec.size);
-    return measure(kernel, Space(), spec);
+    // Allocating (and zeroing) the Views is a phase of its own for Kokkos Tools; measure's phases
+    // follow (harness.hpp).
+    std::optional<typename W::template Kernel<Scalar, Space>> kernel;
+    {
+      const compat::ProfilingRegion region(spec.workload + "/" + spec.variant + "/allocate");
+      kernel.emplace(params, spec.variant, spec.size);
+    }
+    return measure(*kernel, Space(), spec);
   };
   return spec.precision == Precision::Float32 ? measure_in(float{}) : measure_in(double{});
 }

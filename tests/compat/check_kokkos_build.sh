@@ -30,8 +30,8 @@ JOBS=${MINIAPP_JOBS:-$(nproc)}
 COMMON=(g++ cmake ninja-build python3 python3-jsonschema libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
         libopenblas0-openmp libopenblas-openmp-dev)
 case "$VERSION" in
-  4.5.1) PACKAGES=(libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev); TESTS='^(unit\.(serial|common)|e2e)$' ;;
-  5.2.2) PACKAGES=(libkokkos-dev); TESTS='^(unit\.(openmp|common)|e2e)$' ;;
+  4.5.1) PACKAGES=(libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev); TESTS='^(unit\.(serial|common|kokkos-tools)|e2e)$' ;;
+  5.2.2) PACKAGES=(libkokkos-dev); TESTS='^(unit\.(openmp|common|kokkos-tools)|e2e)$' ;;
   *) echo "FAIL: unknown Kokkos stack '$VERSION' (4.5.1 or 5.2.2)"; exit 2 ;;
 esac
 log() { printf '[compat %s %3ds] %s\n' "$VERSION" "$SECONDS" "$*"; }
@@ -105,11 +105,11 @@ log "Kokkos $kokkos, $(chroot "$ROOTFS" g++ --version | head -n 1)"
 # The build tree stays in the chroot between runs; a git checkout's own build dir is not used.
 inside() { chroot "$ROOTFS" env -i PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 OMP_PROC_BIND=false \
              OMP_NUM_THREADS=2 bash -c "$1"; }
-log "configuring and building (miniapp, unit and e2e tests)"
+log "configuring and building (miniapp, unit and e2e tests, the Kokkos Tools test library)"
 if ! inside "set -e; cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DMINIAPP_ENABLE_BENCHMARKS=OFF \
                -DMINIAPP_WITH_KOKKOS_KERNELS=AUTO >/build.configure.log 2>&1 || { cat /build.configure.log; exit 1; }
              grep -E 'miniapp: Kokkos' /build.configure.log || true
-             ninja -C /build -j $JOBS miniapp miniapp_unit_tests miniapp_e2e_tests miniapp_nvml_standin \
+             ninja -C /build -j $JOBS miniapp miniapp_unit_tests miniapp_e2e_tests miniapp_nvml_standin miniapp_region_tree \
                >/build.log 2>&1 || { tail -n 60 /build.log; exit 1; }"; then
   echo "FAIL: the project does not build against Kokkos $VERSION"; exit 1
 fi

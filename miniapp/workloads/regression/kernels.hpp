@@ -305,14 +305,6 @@ void update(const Space& space, const StepUpdate<F, Scalar>& u, std::int64_t k) 
                        u);
 }
 
-#if MINIAPP_HOST_SIMD
-template <class Scalar>
-constexpr std::size_t packed_width = static_cast<std::size_t>(simd::Pack<Scalar>::width);
-#else
-template <class Scalar>
-constexpr std::size_t packed_width = 0;
-#endif
-
 // The threads a host space would run the steps of a fit with in one parallel region: its
 // concurrency, as far as one team of its threads may have it; 1 where that is all there is (Serial)
 // or the space is a device.
@@ -420,13 +412,13 @@ std::int64_t fused_steps_in_one_region(const Space& space, const X& x, const Y& 
           }
         });
   };
-  if constexpr (packed_width<Scalar> > 0) {
-    if (cols >= packed_width<Scalar>) {
-      const PackedGradient<Scalar, MemorySpace> f{x, y, u.fit.beta, static_cast<unsigned>(cols + 1)};
-      run(f, f.calls(n));
-      return std::min(signalled_at.load() + 1, steps);
-    }
+#if MINIAPP_HOST_SIMD
+  if (cols >= static_cast<std::size_t>(simd::Pack<Scalar>::width)) {
+    const PackedGradient<Scalar, MemorySpace> f{x, y, u.fit.beta, static_cast<unsigned>(cols + 1)};
+    run(f, f.calls(n));
+    return std::min(signalled_at.load() + 1, steps);
   }
+#endif
   const FusedGradient<Scalar, MemorySpace> f{x, y, u.fit.beta, static_cast<unsigned>(cols + 1)};
   run(f, f.blocks(n));
   return std::min(signalled_at.load() + 1, steps);

@@ -1,0 +1,139 @@
+// Kokkos Tools see every phase of a measurement as a region <workload>/<variant>/<phase> and every
+// kernel the mini-app launches inside one of them, under a label: what a tool loaded through
+// KOKKOS_PROFILE_LIBRARY / KOKKOS_TOOLS_LIBS shows (tests/tools/ loads one that way). Here the
+// events are recorded through the callbacks Kokkos lets a program set itself.
+
+#include "miniapp/core/deck.hpp"
+#include "miniapp/core/spaces.hpp"
+#include "miniapp/core/workload.hpp"
+#include "space_types.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace miniapp;
+
+template <class Space>
+class ToolsTest : public ::testing::Test {};
+TYPED_TEST_SUITE(ToolsTest, miniapp::testing::SpaceTypes, miniapp::testing::SpaceNames);
+
+namespace {
+
+struct ToolEvent {
+  enum Kind { Push, Pop, Kernel } kind;
+  std::string name;
+};
+std::vector<ToolEvent> recorded;
+
+void on_push(const char* name) { recorded.push_back({ToolEvent::Push, name}); }
+void on_pop() { recorded.push_back({ToolEvent::Pop, {}}); }
+void on_begin(const char* name, const std::uint32_t, std::uint64_t* id) {
+  *id = recorded.size();
+  recorded.push_back({ToolEvent::Kernel, name});
+}
+void on_end(const std::uint64_t) {}
+
+// The region and kernel callbacks, set for the object's lifetime.
+class RecordingTool {
+ public:
+  RecordingTool() {
+    recorded.clear();
+    set(on_push, on_pop, on_begin, on_end);
+  }
+  ~RecordingTool() { set(nullptr, nullptr, nullptr, nullptr); }
+  RecordingTool(const RecordingTool&) = delete;
+  RecordingTool& operator=(const RecordingTool&) = delete;
+
+ private:
+  template <class Push, class Pop, class Begin, class End>
+  static void set(Push push, Pop pop, Begin begin, End end) {
+    namespace tools = Kokkos::Tools::Experimental;
+    tools::set_push_region_callback(push);
+    tools::set_pop_region_callback(pop);
+    tools::set_begin_parallel_for_callback(begin);
+    tools::set_end_parallel_for_callback(end);
+    tools::set_begin_parallel_reduce_callback(begin);
+    tools::set_end_parallel_reduce_callback(end);
+    tools::set_begin_parallel_scan_callback(begin);
+    tools::set_end_parallel_scan_callback(end);
+  }
+};
+
+// Kokkos names a kernel launched without a label after its functor's type (typeid's mangled
+// name), which a tool shows as such.
+bool is_a_type_name(const std::string& name) {
+  int status = 1;
+  char* demangled = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  std::free(demangled);
+  return status == 0;
+}
+
+}  // namespace
+
+// Each workload's measurement on this space, under every policy the space runs: the outermost
+// regions are the phases, in order (allocate, generate, ..., verify; compute once per warm-up and
+// repetition), regions nest properly, and every kernel runs inside a region, with a label; the
+// compute regions hold the workload's kernels.
+TYPED_TEST(ToolsTest, EveryPhaseIsARegionAndEveryKernelRunsInOneUnderALabel) {
+  const std::string space = space_name<TypeParam>();
+  const DeckResult r = load_deck_text(
+      "cases:\n"
+      "  - {workload: matrix, variant: elementwise, op: power, rows: 3, sizes: [1000]}\n"
+      "  - {workload: matrix, variant: gemm-tiled, sizes: [24]}\n"
+      "  - {workload: distance, variant: direct, sizes: [40]}\n"
+      "  - {workload: solver, variant: batched-thread, systems: 6, sizes: [5]}\n"
+      "  - {workload: regression, variant: fused, iterations: 4, sizes: [50]}\n"
+      "defaults: {spaces: [" + space + "], policies: all, warmup: 1, repetitions: 2, precision: float64}\n",
+      "tools.yaml");
+  ASSERT_TRUE(r.deck) << format(r.diagnostics.all().front());
+  const std::set<std::string> phases{"allocate", "generate", "setup_to_device", "to_device",
+                                     "compute", "to_host", "final_to_host", "verify"};
+  for (const MeasurementSpec& spec : expand(*r.deck)) {
+    const std::string prefix = spec.workload + "/" + spec.variant + "/";
+    SCOPED_TRACE(prefix + std::string(to_string(spec.policy)));
+    Measurement m;
+    {
+      const RecordingTool tool;
+      m = find_workload(spec.workload)->run(spec, r.deck->cases.at(spec.case_index).params);
+    }
+    EXPECT_TRUE(m.verification.passed) << m.verification.detail;
+    std::vector<std::string> stack, outermost;
+    int kernels_in_compute = 0;
+    for (const ToolEvent& e : recorded) {
+      if (e.kind == ToolEvent::Push) {
+        if (stack.empty()) {
+          ASSERT_EQ(e.name.rfind(prefix, 0), 0u) << "outermost region '" << e.name << "'";
+          const std::string phase = e.name.substr(prefix.size());
+          EXPECT_EQ(phases.count(phase), 1u) << "outermost region '" << e.name << "' is no phase";
+          outermost.push_back(phase);
+        }
+        stack.push_back(e.name);
+      } else if (e.kind == ToolEvent::Pop) {
+        ASSERT_FALSE(stack.empty()) << "a region was popped that was never pushed";
+        stack.pop_back();
+      } else {
+        EXPECT_FALSE(stack.empty()) << "kernel '" << e.name << "' ran outside every region";
+        EXPECT_FALSE(e.name.empty() || is_a_type_name(e.name)) << "a kernel without a label: '" << e.name << "'";
+        if (stack.size() == 1 && stack.front() == prefix + "compute") {
+          ++kernels_in_compute;
+          EXPECT_EQ(e.name.rfind(spec.workload + "::", 0), 0u) << "kernel '" << e.name << "' in compute";
+        }
+      }
+    }
+    EXPECT_TRUE(stack.empty()) << stack.size() << " region(s) never popped, the first '" << stack.front() << "'";
+    ASSERT_GE(outermost.size(), 4u);
+    EXPECT_EQ(outermost[0], "allocate");
+    EXPECT_EQ(outermost[1], "generate");
+    EXPECT_EQ(outermost.back(), "verify");
+    EXPECT_EQ(std::count(outermost.begin(), outermost.end(), "compute"), spec.warmup + spec.repetitions);
+    EXPECT_GE(kernels_in_compute, spec.warmup + spec.repetitions);
+  }
+}
