@@ -53,6 +53,13 @@ struct generates_on_device<Kernel, Space,
 // outputs against an independent reference, and may read the host mirrors of the inputs.
 namespace detail {
 
+// The Kokkos Tools profiling region of one measurement, which holds its phases' regions:
+// <case>/<space>/<policy>/<precision>/<size>.
+inline std::string measurement_region(const MeasurementSpec& spec) {
+  return (spec.case_name.empty() ? spec.workload : spec.case_name) + "/" + spec.space + "/" +
+         std::string(to_string(spec.policy)) + "/" + to_string(spec.precision) + "/" + std::to_string(spec.size);
+}
+
 // The phases of a measurement: each fenced before and after, timed, and inside the Kokkos Tools
 // profiling region <workload>/<variant>/<phase>, phase named as in the results' `seconds`.
 template <class Space>

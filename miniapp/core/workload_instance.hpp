@@ -20,8 +20,9 @@ Measurement Instances<W, Space>::run(const MeasurementSpec& spec, const typename
     // The kernel, and with it every View, lives only for this measurement; its Fields' host
     // mirrors are page-locked when the policy asks for it.
     const ScopedHostMirrors mirrors(pins_host_mirrors(spec.policy) ? HostMirrors::Pinned : HostMirrors::Pageable);
-    // Allocating (and zeroing) the Views is a phase of its own for Kokkos Tools; measure's phases
-    // follow (harness.hpp).
+    // For Kokkos Tools, one region per measurement holding its phases: allocating (and zeroing)
+    // the Views, then measure's (harness.hpp).
+    const compat::ProfilingRegion measurement(detail::measurement_region(spec));
     std::optional<typename W::template Kernel<Scalar, Space>> kernel;
     {
       const compat::ProfilingRegion region(spec.workload + "/" + spec.variant + "/allocate");

@@ -2,7 +2,8 @@
 # Loads tests/tools/region_tree.cpp's library into the mini-app the way a user loads a Kokkos
 # Tools library (both KOKKOS_PROFILE_LIBRARY, read by Kokkos 3.4, and KOKKOS_TOOLS_LIBS, read from
 # 3.7 on, set to the same path), runs one small case per workload and checks the tree it wrote:
-# each phase a region, each workload's kernels under its compute region, under their labels.
+# each measurement a region <case>/<space>/<policy>/<precision>/<size>, each of its phases a
+# region in it, each workload's kernels under its compute region, under their labels.
 # usage: run_region_tree_test.sh MINIAPP TOOL_LIBRARY
 set -uo pipefail
 MINIAPP=${1:?usage: run_region_tree_test.sh MINIAPP TOOL_LIBRARY}
@@ -27,18 +28,20 @@ MINIAPP_REGION_TREE_OUTPUT="$WORK/tree.txt" KOKKOS_PROFILE_LIBRARY="$TOOL" KOKKO
   || { cat "$WORK/run.log"; fail "the mini-app failed with the tool loaded"; }
 [ -s "$WORK/tree.txt" ] || { cat "$WORK/run.log"; fail "the tool wrote no tree: Kokkos did not load it"; }
 
-# A phase region at the top, with (for compute) the workload's kernel right under it.
-for pair in "matrix/elementwise matrix::" "distance/direct distance::" "solver/batched-thread solver::" \
-            "regression/fused regression::"; do
-  set -- $pair
+# The measurement's region at the top; its phases in it, with (for compute) the workload's kernel
+# right under it.
+for case in "power matrix/elementwise matrix::" "distance distance/direct distance::" \
+            "solver solver/batched-thread solver::" "fit regression/fused regression::"; do
+  set -- $case
+  grep -qE "^region $1/$space/host/float64/[0-9]+ x1$" "$WORK/tree.txt" || fail "no top-level region for case $1"
   for phase in allocate generate compute verify; do
-    grep -qE "^region $1/$phase x[0-9]+$" "$WORK/tree.txt" || fail "no top-level region $1/$phase"
+    grep -qE "^  region $2/$phase x[0-9]+$" "$WORK/tree.txt" || fail "no region $2/$phase in its measurement's"
   done
-  grep -qE "^region $1/compute x3$" "$WORK/tree.txt" || fail "$1/compute is not entered 3 times (1 warm-up, 2 repetitions)"
-  awk -v top="region $1/compute " -v want="  kernel $2" 'index($0, top) == 1 {on = 1; next}
-      /^region / {on = 0} on && index($0, want) == 1 {found = 1} END {exit !found}' "$WORK/tree.txt" \
-    || fail "no $2 kernel under $1/compute"
+  grep -qE "^  region $2/compute x3$" "$WORK/tree.txt" || fail "$2/compute is not entered 3 times (1 warm-up, 2 repetitions)"
+  awk -v top="  region $2/compute " -v want="    kernel $3" 'index($0, top) == 1 {on = 1; next}
+      /^region |^  region / {on = 0} on && index($0, want) == 1 {found = 1} END {exit !found}' "$WORK/tree.txt" \
+    || fail "no $3 kernel under $2/compute"
 done
-# Every kernel sits inside a region.
-if grep -qE "^kernel " "$WORK/tree.txt"; then fail "kernels outside every region"; fi
-echo "region tree of $(grep -c . "$WORK/tree.txt") nodes: every phase a region, every workload's kernels in its compute region"
+# Every kernel sits inside a phase.
+if grep -qE "^(  )?kernel " "$WORK/tree.txt"; then fail "kernels outside every phase"; fi
+echo "region tree of $(grep -c . "$WORK/tree.txt") nodes: every measurement and phase a region, every workload's kernels in its compute region"

@@ -1,9 +1,11 @@
-// Kokkos Tools see every phase of a measurement as a region <workload>/<variant>/<phase> and every
-// kernel the mini-app launches inside one of them, under a label: what a tool loaded through
+// Kokkos Tools see every measurement as a region <case>/<space>/<policy>/<precision>/<size>, each
+// of its phases as a region <workload>/<variant>/<phase> in it, and every kernel the mini-app
+// launches inside a phase, under a label: what a tool loaded through
 // KOKKOS_PROFILE_LIBRARY / KOKKOS_TOOLS_LIBS shows (tests/tools/ loads one that way). Here the
 // events are recorded through the callbacks Kokkos lets a program set itself.
 
 #include "miniapp/core/deck.hpp"
+#include "miniapp/core/harness.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/core/workload.hpp"
 #include "space_types.hpp"
@@ -78,19 +80,19 @@ bool is_a_type_name(const std::string& name) {
 
 }  // namespace
 
-// Each workload's measurement on this space, under every policy the space runs: the outermost
-// regions are the phases, in order (allocate, generate, ..., verify; compute once per warm-up and
-// repetition), regions nest properly, and every kernel runs inside a region, with a label; the
-// compute regions hold the workload's kernels.
+// Each workload's measurement on this space, under every policy the space runs: one outermost
+// region, the measurement's; in it the phases, in order (allocate, generate, ..., verify; compute
+// once per warm-up and repetition); regions nest properly, every kernel runs inside a phase, with
+// a label, and the compute regions hold the workload's kernels.
 TYPED_TEST(ToolsTest, EveryPhaseIsARegionAndEveryKernelRunsInOneUnderALabel) {
   const std::string space = space_name<TypeParam>();
   const DeckResult r = load_deck_text(
       "cases:\n"
-      "  - {workload: matrix, variant: elementwise, op: power, rows: 3, sizes: [1000]}\n"
-      "  - {workload: matrix, variant: gemm-tiled, sizes: [24]}\n"
-      "  - {workload: distance, variant: direct, sizes: [40]}\n"
-      "  - {workload: solver, variant: batched-thread, systems: 6, sizes: [5]}\n"
-      "  - {workload: regression, variant: fused, iterations: 4, sizes: [50]}\n"
+      "  - {name: power, workload: matrix, variant: elementwise, op: power, rows: 3, sizes: [1000]}\n"
+      "  - {name: gemm, workload: matrix, variant: gemm-tiled, sizes: [24]}\n"
+      "  - {name: distance, workload: distance, variant: direct, sizes: [40]}\n"
+      "  - {name: solver, workload: solver, variant: batched-thread, systems: 6, sizes: [5]}\n"
+      "  - {name: fit, workload: regression, variant: fused, iterations: 4, sizes: [50]}\n"
       "defaults: {spaces: [" + space + "], policies: all, warmup: 1, repetitions: 2, precision: float64}\n",
       "tools.yaml");
   ASSERT_TRUE(r.deck) << format(r.diagnostics.all().front());
@@ -105,35 +107,39 @@ TYPED_TEST(ToolsTest, EveryPhaseIsARegionAndEveryKernelRunsInOneUnderALabel) {
       m = find_workload(spec.workload)->run(spec, r.deck->cases.at(spec.case_index).params);
     }
     EXPECT_TRUE(m.verification.passed) << m.verification.detail;
-    std::vector<std::string> stack, outermost;
+    std::vector<std::string> stack, outermost, order;
     int kernels_in_compute = 0;
     for (const ToolEvent& e : recorded) {
       if (e.kind == ToolEvent::Push) {
-        if (stack.empty()) {
-          ASSERT_EQ(e.name.rfind(prefix, 0), 0u) << "outermost region '" << e.name << "'";
+        if (stack.empty()) outermost.push_back(e.name);
+        if (stack.size() == 1) {
+          ASSERT_EQ(e.name.rfind(prefix, 0), 0u) << "region '" << e.name << "' in the measurement's";
           const std::string phase = e.name.substr(prefix.size());
-          EXPECT_EQ(phases.count(phase), 1u) << "outermost region '" << e.name << "' is no phase";
-          outermost.push_back(phase);
+          EXPECT_EQ(phases.count(phase), 1u) << "region '" << e.name << "' in the measurement's is no phase";
+          order.push_back(phase);
         }
         stack.push_back(e.name);
       } else if (e.kind == ToolEvent::Pop) {
         ASSERT_FALSE(stack.empty()) << "a region was popped that was never pushed";
         stack.pop_back();
       } else {
-        EXPECT_FALSE(stack.empty()) << "kernel '" << e.name << "' ran outside every region";
+        EXPECT_GE(stack.size(), 2u) << "kernel '" << e.name << "' ran outside every phase";
         EXPECT_FALSE(e.name.empty() || is_a_type_name(e.name)) << "a kernel without a label: '" << e.name << "'";
-        if (stack.size() == 1 && stack.front() == prefix + "compute") {
+        if (stack.size() == 2 && stack.back() == prefix + "compute") {
           ++kernels_in_compute;
           EXPECT_EQ(e.name.rfind(spec.workload + "::", 0), 0u) << "kernel '" << e.name << "' in compute";
         }
       }
     }
     EXPECT_TRUE(stack.empty()) << stack.size() << " region(s) never popped, the first '" << stack.front() << "'";
-    ASSERT_GE(outermost.size(), 4u);
-    EXPECT_EQ(outermost[0], "allocate");
-    EXPECT_EQ(outermost[1], "generate");
-    EXPECT_EQ(outermost.back(), "verify");
-    EXPECT_EQ(std::count(outermost.begin(), outermost.end(), "compute"), spec.warmup + spec.repetitions);
+    EXPECT_EQ(outermost, std::vector<std::string>{detail::measurement_region(spec)});
+    EXPECT_EQ(outermost.front(), spec.case_name + "/" + space + "/" + std::string(to_string(spec.policy)) +
+                                     "/float64/" + std::to_string(spec.size));
+    ASSERT_GE(order.size(), 4u);
+    EXPECT_EQ(order[0], "allocate");
+    EXPECT_EQ(order[1], "generate");
+    EXPECT_EQ(order.back(), "verify");
+    EXPECT_EQ(std::count(order.begin(), order.end(), "compute"), spec.warmup + spec.repetitions);
     EXPECT_GE(kernels_in_compute, spec.warmup + spec.repetitions);
   }
 }
