@@ -8,12 +8,15 @@ on both sides. The table gives the median over rounds of each side's median time
 ratio, NumPy time / mini-app time (above 1: the mini-app is faster).
 
     benchmarks/peers.py [--miniapp build/bin/miniapp] [--rounds 3] [--threads 2] [--space openmp]
-                        [--quick] [--markdown FILE] [--json FILE]
+                        [--quick] [--markdown FILE] [--json FILE] [--update FILE]
 
 NumPy is Debian's python3-numpy (run this with /usr/bin/python3): its BLAS/LAPACK is the one
 Debian's alternatives select; `blas` in the JSON names it. Both sides get OMP_NUM_THREADS and
 OPENBLAS_NUM_THREADS = --threads. GPU peers (CuPy, ...) are not run by this script yet.
 --quick: one round of small sizes, for the benchmark smoke test (its figures mean nothing).
+--update FILE: the table, with the command that made it, replaces what stands between the lines
+`<!-- peers.py begin -->` and `<!-- peers.py end -->` in FILE (the README's performance table);
+a FILE without both markers, in that order, is refused (exit 2) before anything runs.
 Exit status: 0, 1 when the mini-app failed or a result did not verify, 2 on bad usage.
 """
 
@@ -26,6 +29,18 @@ import subprocess
 import sys
 import tempfile
 import time
+
+BEGIN, END = "<!-- peers.py begin -->", "<!-- peers.py end -->"
+
+
+def split_at_markers(text):
+    """(before, after) of the block between the markers, each marker line kept; None without them."""
+    lines = text.splitlines(keepends=True)
+    begin = [i for i, line in enumerate(lines) if line.strip() == BEGIN]
+    end = [i for i, line in enumerate(lines) if line.strip() == END]
+    if len(begin) != 1 or len(end) != 1 or end[0] < begin[0]:
+        return None
+    return "".join(lines[:begin[0] + 1]), "".join(lines[end[0]:])
 
 try:
     import numpy as np
@@ -183,7 +198,16 @@ def main(argv):
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--markdown")
     parser.add_argument("--json")
+    parser.add_argument("--update", metavar="FILE")
     args = parser.parse_args(argv)
+    if args.update:
+        try:
+            with open(args.update) as f:
+                target = f.read()
+        except OSError as e:
+            parser.error(f"--update: {e}")
+        if split_at_markers(target) is None:
+            parser.error(f"--update: {args.update} has no single '{BEGIN}' line followed by one '{END}' line")
     if args.rounds < 1 or args.repetitions < 1 or args.threads < 1:
         parser.error("--rounds, --repetitions and --threads must be at least 1")
     if not os.access(args.miniapp, os.X_OK):
@@ -236,6 +260,12 @@ def main(argv):
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(text)
+    if args.update:
+        before, after = split_at_markers(target)
+        made_by = ("benchmarks/peers.py " + " ".join(argv)).strip()
+        with open(args.update + ".tmp", "w") as f:
+            f.write(f"{before}\n{time.strftime('%Y-%m-%d')}, `{made_by}`:\n\n{text}\n{after}")
+        os.replace(args.update + ".tmp", args.update)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(machine=where, threads=args.threads, space=args.space, numpy=np.__version__,

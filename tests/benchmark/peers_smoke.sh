@@ -28,10 +28,24 @@ fi
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-/usr/bin/python3 "$SRC/benchmarks/peers.py" --quick --miniapp "$MINIAPP" --json "$out/peers.json" || {
+# --update: a file without the markers is refused before anything runs; with them, the block
+# between them is replaced and the rest kept.
+printf 'no markers here\n' >"$out/plain.md"
+/usr/bin/python3 "$SRC/benchmarks/peers.py" --quick --miniapp "$MINIAPP" --update "$out/plain.md" >"$out/refused.log" 2>&1
+status=$?
+[ "$status" -eq 2 ] && grep -q "no single" "$out/refused.log" \
+  || { cat "$out/refused.log"; echo "FAIL: --update on a file without markers exited $status"; exit 1; }
+printf 'above\n<!-- peers.py begin -->\nold table\n<!-- peers.py end -->\nbelow\n' >"$out/page.md"
+/usr/bin/python3 "$SRC/benchmarks/peers.py" --quick --miniapp "$MINIAPP" --json "$out/peers.json" \
+  --update "$out/page.md" || {
   echo "FAIL: peers.py exited with $?"
   exit 1
 }
+grep -q "old table" "$out/page.md" && { cat "$out/page.md"; echo "FAIL: --update left the old block"; exit 1; }
+[ "$(head -n 2 "$out/page.md")" = "$(printf 'above\n<!-- peers.py begin -->')" ] \
+  && [ "$(tail -n 2 "$out/page.md")" = "$(printf '<!-- peers.py end -->\nbelow')" ] \
+  && grep -q "^| workload | NumPy form |" "$out/page.md" \
+  || { cat "$out/page.md"; echo "FAIL: --update did not put the table between the markers, the rest kept"; exit 1; }
 # Every row of the table must have both sides measured: at least one variant per workload row.
 /usr/bin/python3 - "$out/peers.json" <<'PY' || exit 1
 import json, sys

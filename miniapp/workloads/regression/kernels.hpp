@@ -350,10 +350,10 @@ struct ThreadTotals {
   }
 };
 
-// The `steps` steps of a fit by the fused variant on a host space of more than one thread, in one parallel
-// region of one team with one barrier per step, instead of a reduction launch and an update launch
-// per step (a fork and a join each, which on small problems cost more than the step itself:
-// docs/performance.md measures both forms).
+// The `steps` steps of a fit by the fused variant on a host space of more than one thread, in one
+// parallel region of one team with one barrier per step, instead of a reduction launch and an
+// update launch per step (a fork and a join each, which on small problems cost more than the step
+// itself: docs/performance.md measures both forms).
 // - Each thread sums a contiguous share of the rows into its row of partial sums; rows of even and
 //   odd steps alternate, so a thread that is a step ahead never writes a row still being read.
 // - After the barrier every thread adds all threads' partial sums up, in thread order, and applies
