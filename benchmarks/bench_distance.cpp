@@ -1,5 +1,8 @@
-// Distance matrix against the bandwidth bound of writing it: a plain Kokkos fill of the same
-// N x N View, measured in the same run (issue: direct/tiled at >= 70% of the fill's bandwidth).
+// Distance matrix against the bandwidth bound of writing it: plain fills of the same N x N View,
+// measured in the same run (issue 28: direct at >= 70% of the fastest fill's bandwidth). Three
+// fills, since which one is fastest depends on the space and the machine: one element per index of
+// a 2-D MDRangePolicy (`fill`), one flat RangePolicy over the span (`fill-flat`), and
+// Kokkos::deep_copy of a value (`fill-deep-copy`, the library's own fill).
 
 #include "miniapp/workloads/distance/distance.hpp"
 
@@ -26,6 +29,29 @@ void fill(benchmark::State& state) {
 }
 
 template <class Scalar, class Space>
+void fill_flat(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::memory_space> v("fill", n, n);
+  Scalar* const data = v.data();
+  const Space space;
+  time_iterations(state, space, [&] {
+    Kokkos::parallel_for("bench::fill-flat",
+                         Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, v.span()),
+                         KOKKOS_LAMBDA(const std::int64_t i) { data[i] = Scalar(1); });
+  });
+  rate_counters(state, {0, 0, static_cast<double>(n * n * sizeof(Scalar))});
+}
+
+template <class Scalar, class Space>
+void fill_deep_copy(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::memory_space> v("fill", n, n);
+  const Space space;
+  time_iterations(state, space, [&] { Kokkos::deep_copy(space, v, Scalar(1)); });
+  rate_counters(state, {0, 0, static_cast<double>(n * n * sizeof(Scalar))});
+}
+
+template <class Scalar, class Space>
 void distance_matrix(benchmark::State& state, const std::string& variant) {
   const auto n = static_cast<std::size_t>(state.range(0));
   distance::Kernel<Scalar, Space> k(distance::Params{}, variant, n);
@@ -43,6 +69,10 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
     using Space = typename decltype(tag)::type;
     const std::string s = space_name<Space>();
     benchmark::RegisterBenchmark(("fill/float32/" + s).c_str(), fill<float, Space>)
+        ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("fill-flat/float32/" + s).c_str(), fill_flat<float, Space>)
+        ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("fill-deep-copy/float32/" + s).c_str(), fill_deep_copy<float, Space>)
         ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
     for (const VariantInfo& v : distance::DistanceWorkload::variants())
       if (v.unavailable_reason.empty())

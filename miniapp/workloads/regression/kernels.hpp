@@ -343,7 +343,7 @@ template <class Scalar>
 struct ThreadTotals {
   const Scalar* rows;
   std::int64_t stride, count;
-  Scalar operator[](const std::int64_t j) const {
+  KOKKOS_INLINE_FUNCTION Scalar operator[](const std::int64_t j) const {
     Scalar s = rows[j];
     for (std::int64_t o = 1; o < count; ++o) s += rows[o * stride + j];
     return s;
