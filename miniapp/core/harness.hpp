@@ -47,10 +47,6 @@ struct generates_on_device<Kernel, Space,
                            std::void_t<decltype(std::declval<Kernel&>().generate_inputs_on_device(
                                std::declval<const Space&>(), std::uint64_t{}))>> : std::true_type {};
 
-// Kernel requirements: inputs(), outputs() -> std::vector<Transferable*>; generate_inputs(seed)
-// fills the host mirrors of the inputs (optionally generate_inputs_on_device, above); compute(space)
-// enqueues the work; work() -> WorkEstimate; verify(tolerance) checks the host mirrors of the
-// outputs against an independent reference, and may read the host mirrors of the inputs.
 namespace detail {
 
 // The Kokkos Tools profiling region of one measurement, which holds its phases' regions:
@@ -65,7 +61,8 @@ inline std::string measurement_region(const MeasurementSpec& spec) {
 template <class Space>
 class Phases {
  public:
-  Phases(const Space& space, const MeasurementSpec& spec) : space_(space), prefix_(spec.workload + "/" + spec.variant + "/") {}
+  Phases(const Space& space, const MeasurementSpec& spec)
+      : space_(space), prefix_(spec.workload + "/" + spec.variant + "/") {}
 
   template <class Work>
   double timed(const char* phase, Work&& work) {
@@ -110,6 +107,10 @@ double generate(Kernel& kernel, const Space& space, const MeasurementSpec& spec,
 
 }  // namespace detail
 
+// Kernel requirements: inputs(), outputs() -> std::vector<Transferable*>; generate_inputs(seed)
+// fills the host mirrors of the inputs (optionally generate_inputs_on_device, above); compute(space)
+// enqueues the work; work() -> WorkEstimate; verify(tolerance) checks the host mirrors of the
+// outputs against an independent reference, and may read the host mirrors of the inputs.
 template <class Space, class Kernel>
 Measurement measure(Kernel& kernel, const Space& space, const MeasurementSpec& spec) {
   if (!policy_runs_on(spec.policy, is_host_space<Space>()))

@@ -457,7 +457,8 @@ TYPED_TEST(RegressionTest, ASignalStopsEveryThreadOfTheRegionAfterTheSameStep) {
     EXPECT_GT(k.loss().host(0), 0.0);
     EXPECT_EQ(k.loss().host(1), 0.0) << "step 1 ran";
   } else {
-    GTEST_SKIP() << space_name<Space>() << " is a device: its steps are launches, between which the host looks for signals";
+    GTEST_SKIP() << space_name<Space>()
+                 << " is a device: its steps are launches, between which the host looks for signals";
   }
 }
 

@@ -301,8 +301,8 @@ struct StepUpdate {
 // A launch of one index, k: the update of step k.
 template <class Space, class F, class Scalar>
 void update(const Space& space, const StepUpdate<F, Scalar>& u, std::int64_t k) {
-  Kokkos::parallel_for("regression::update", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, k, k + 1),
-                       u);
+  Kokkos::parallel_for("regression::update",
+                       Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, k, k + 1), u);
 }
 
 // The threads a host space would run the steps of a fit with in one parallel region: its

@@ -39,7 +39,8 @@ class Kernel {
         fit_{beta_.device, loss_.device, diverged_at_.device, typename FitState::View("gradient_sums", p.columns() + 1),
              typename FitState::View("best_loss", 2)},
         region_threads_(variant_ == Variant::Fused ? fused_region_threads(Space()) : 1),
-        region_scratch_("region_scratch", region_threads_ > 1 ? region_scratch_size<Scalar>(region_threads_, p.columns()) : 0) {}
+        region_scratch_("region_scratch",
+                        region_threads_ > 1 ? region_scratch_size<Scalar>(region_threads_, p.columns()) : 0) {}
 
   std::vector<Transferable*> inputs() { return {&x_, &y_}; }
   std::vector<Transferable*> outputs() { return {&beta_, &loss_, &diverged_at_}; }
