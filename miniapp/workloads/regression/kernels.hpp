@@ -14,7 +14,6 @@
 
 #include "miniapp/core/kokkos_kernels_compat.hpp"
 
-#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <limits>
@@ -350,6 +349,12 @@ struct ThreadTotals {
   }
 };
 
+// The steps fused_steps_in_one_region ran: all of them, or those up to the one after which a
+// signal was seen (`signalled_at`, the largest int64 when none was).
+inline std::int64_t steps_run(const std::int64_t signalled_at, const std::int64_t steps) {
+  return signalled_at < steps ? signalled_at + 1 : steps;
+}
+
 // The `steps` steps of a fit by the fused variant on a host space of more than one thread, in one
 // parallel region of one team with one barrier per step, instead of a reduction launch and an
 // update launch per step (a fork and a join each, which on small problems cost more than the step
@@ -416,12 +421,12 @@ std::int64_t fused_steps_in_one_region(const Space& space, const X& x, const Y& 
   if (cols >= static_cast<std::size_t>(simd::Pack<Scalar>::width)) {
     const PackedGradient<Scalar, MemorySpace> f{x, y, u.fit.beta, static_cast<unsigned>(cols + 1)};
     run(f, f.calls(n));
-    return std::min(signalled_at.load() + 1, steps);
+    return steps_run(signalled_at.load(), steps);
   }
 #endif
   const FusedGradient<Scalar, MemorySpace> f{x, y, u.fit.beta, static_cast<unsigned>(cols + 1)};
   run(f, f.blocks(n));
-  return std::min(signalled_at.load() + 1, steps);
+  return steps_run(signalled_at.load(), steps);
 }
 
 }  // namespace miniapp::regression
