@@ -105,7 +105,8 @@ export OMP_PROC_BIND=false OMP_NUM_THREADS=2
 script="$BUNDLE/project/scripts/build-offline.sh"
 if [ "$BACKEND" = host ]; then
   "$script" "$BUNDLE" --backend host --build-dir "$WORK/build-host" --jobs "$JOBS" \
-    --targets miniapp,miniapp_unit_tests,miniapp_jobs_tests || fail "build-offline.sh --backend host failed"
+    --targets miniapp,miniapp_unit_tests,miniapp_jobs_tests,miniapp_region_tree \
+    || fail "build-offline.sh --backend host failed"
   cd "$WORK/build-host/project" || fail "no project build"
   ctest -L unit --output-on-failure --timeout 900 || fail "unit tests of the offline build failed"
 else
