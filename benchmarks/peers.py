@@ -188,6 +188,35 @@ def numpy_blas():
         return "unknown"
 
 
+def ratio_rows(table, mini, peer):
+    """One row per mini-app variant: the medians of both sides' rounds and NumPy time / mini-app time."""
+    result_rows = []
+    for i, row in enumerate(table):
+        numpy_s = statistics.median(peer[i])
+        for c in row["cases"]:
+            for variant in c["variants"]:
+                if (c["name"], variant) not in mini:
+                    continue  # a variant this build lacks (the deck would have been refused otherwise)
+                mini_s = statistics.median(mini[(c["name"], variant)])
+                result_rows.append(dict(workload=row["label"], numpy_form=row["numpy"], variant=variant,
+                                        numpy_ms=numpy_s * 1e3, miniapp_ms=mini_s * 1e3, ratio=numpy_s / mini_s))
+    return result_rows
+
+
+def markdown_table(result_rows, where, args, provenance, rounds, repetitions):
+    """The table, under a line naming the machine, the threads, both sides' versions and the rounds."""
+    header = (f"Machine: {where}; {args.threads} threads (OpenMP space `{args.space}`, NumPy's BLAS "
+              f"{numpy_blas()}); "
+              f"NumPy {np.__version__}; Kokkos {provenance.get('kokkos_version', '?')}; medians of {rounds} "
+              f"alternating rounds of {repetitions} repetitions; ratio = NumPy time / mini-app time.")
+    lines = [header, "", "| workload | NumPy form | mini-app variant | NumPy ms | mini-app ms | ratio |",
+             "|---|---|---|---|---|---|"]
+    for row in result_rows:
+        lines.append(f"| {row['workload']} | {row['numpy_form']} | {row['variant']} | {row['numpy_ms']:.3g} | "
+                     f"{row['miniapp_ms']:.3g} | {row['ratio']:.2f}x |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--miniapp", default=os.path.join("build", "bin", "miniapp"))
@@ -235,27 +264,9 @@ def main(argv):
             peer[i].append(time_numpy(form, repetitions))
         print(f"round {r + 1}/{rounds} done", file=sys.stderr)
 
-    result_rows = []
-    for i, row in enumerate(table):
-        numpy_s = statistics.median(peer[i])
-        for c in row["cases"]:
-            for variant in c["variants"]:
-                if (c["name"], variant) not in mini:
-                    continue  # a variant this build lacks (the deck would have been refused otherwise)
-                mini_s = statistics.median(mini[(c["name"], variant)])
-                result_rows.append(dict(workload=row["label"], numpy_form=row["numpy"], variant=variant,
-                                        numpy_ms=numpy_s * 1e3, miniapp_ms=mini_s * 1e3, ratio=numpy_s / mini_s))
+    result_rows = ratio_rows(table, mini, peer)
     where = machine()
-    header = (f"Machine: {where}; {args.threads} threads (OpenMP space `{args.space}`, NumPy's BLAS "
-              f"{numpy_blas()}); "
-              f"NumPy {np.__version__}; Kokkos {provenance.get('kokkos_version', '?')}; medians of {rounds} "
-              f"alternating rounds of {repetitions} repetitions; ratio = NumPy time / mini-app time.")
-    lines = [header, "", "| workload | NumPy form | mini-app variant | NumPy ms | mini-app ms | ratio |",
-             "|---|---|---|---|---|---|"]
-    for row in result_rows:
-        lines.append(f"| {row['workload']} | {row['numpy_form']} | {row['variant']} | {row['numpy_ms']:.3g} | "
-                     f"{row['miniapp_ms']:.3g} | {row['ratio']:.2f}x |")
-    text = "\n".join(lines) + "\n"
+    text = markdown_table(result_rows, where, args, provenance, rounds, repetitions)
     print(text)
     if args.markdown:
         with open(args.markdown, "w") as f:

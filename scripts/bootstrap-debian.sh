@@ -43,7 +43,7 @@ readonly PACKAGES=(
   libyaml-cpp-dev libbenchmark-dev libbenchmark-tools libgtest-dev libgmock-dev
   libopenblas-openmp-dev liblapacke-dev
   dpkg-dev xz-utils ca-certificates
-  python3 python3-jsonschema
+  python3 python3-jsonschema universal-ctags
 )
 
 CACHE_ROOT="${MINIAPP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kokkos-miniapp}"

@@ -26,4 +26,14 @@ inline CommandResult run_shell_command(const std::string& command) {
   return r;
 }
 
+#ifdef MINIAPP_SOURCE_DIR
+// Every results.json at `path` (a file, or every one below a directory) against
+// miniapp/record/results.schema.json, by tests/record/validate_results.py under Debian's Python
+// (python3-jsonschema, which scripts/bootstrap-debian.sh installs). Exit code 0: all valid.
+inline CommandResult validate_results(const std::string& path) {
+  return run_shell_command("/usr/bin/python3 " MINIAPP_SOURCE_DIR "/tests/record/validate_results.py '" + path +
+                           "' 2>&1");
+}
+#endif
+
 }  // namespace miniapp::testing

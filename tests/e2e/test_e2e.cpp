@@ -64,8 +64,7 @@ class ResultsMatchTheSchema : public ::testing::Environment {
     for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); ++it)
       if (it->path().filename() == "results.json") any = true;
     if (!any) return;  // a filtered run that wrote none
-    const auto r = miniapp::testing::run_shell_command("/usr/bin/python3 " MINIAPP_SOURCE_DIR
-                                                       "/tests/record/validate_results.py " + dir.string() + " 2>&1");
+    const auto r = miniapp::testing::validate_results(dir.string());
     EXPECT_EQ(r.exit_code, 0) << r.output;
     std::cout << r.output;
   }

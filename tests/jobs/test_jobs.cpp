@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -208,16 +209,29 @@ fs::path scratch(const std::string& name) {
   return d;
 }
 
+// The statistics of a phase of two repetitions, `a` and `b` seconds, as results.json holds them.
+std::string phase(double a, double b) {
+  std::ostringstream o;
+  o << "{\"min\": " << std::min(a, b) << ", \"median\": " << (a + b) / 2 << ", \"mean\": " << (a + b) / 2
+    << ", \"stddev\": " << std::abs(a - b) / std::sqrt(2.0) << ", \"samples\": [" << a << ", " << b << "]}";
+  return o.str();
+}
+
+// A task's results.json as the run command writes it, with `measurements` of the 2 its deck plans.
 void write_results(const fs::path& dir, const std::string& status, const std::string& task, int measurements) {
   std::ostringstream j;
   j << "{\"schema\": \"kokkos-miniapp-results/1\", \"status\": \"" << status << "\",";
   if (status == "interrupted") j << "\"error\": \"stopped by signal 15\",";
   j << "\"planned_measurements\": 2, \"finished_measurements\": " << measurements << ","
-    << "\"provenance\": {\"hostname\": \"node1\", \"host_threads\": 2, \"gpu\": null, \"environment\": "
+    << "\"provenance\": {\"command_line\": [\"miniapp\", \"d.yaml\"], \"miniapp_version\": \"1\", "
+    << "\"git_commit\": \"abc\", \"compiler\": \"g++\", \"kokkos_version\": \"3.4.01\", "
+    << "\"spaces_compiled\": [\"serial\", \"openmp\"], \"started\": \"2026-01-01T00:00:0" << task << "Z\", "
+    << "\"hostname\": \"node1\", \"host_threads\": 2, \"gpu\": null, \"environment\": "
     << "{\"SLURM_JOB_ID\": \"4" << task << "\", \"SLURM_ARRAY_JOB_ID\": \"40\", \"SLURM_ARRAY_TASK_ID\": \"" << task
     << "\", \"SLURM_JOB_NODELIST\": \"node1\"}},"
     << "\"deck\": {\"file\": \"d.yaml\", \"title\": \"t \\\"quoted\\\"\\nline\", \"cases\": [{\"name\": \"c" << task
-    << "\", \"sizes\": [" << 32 + std::stoi(task) << "]}]},"
+    << "\", \"workload\": \"distance\", \"sizes\": [" << 32 + std::stoi(task)
+    << "], \"precisions\": [\"float32\"], \"spaces\": [\"serial\", \"openmp\"], \"policies\": [\"host\"]}]},"
     << "\"calibration\": {\"spaces\": {\"serial\": {\"bandwidth_GBps\": {\"triad\": " << 1 + std::stoi(task) << "}}"
     << (task == "1" ? ", \"cuda\": {\"bandwidth_GBps\": {\"triad\": 2000}}" : "") << "}},"
     << "\"measurements\": [";
@@ -225,7 +239,8 @@ void write_results(const fs::path& dir, const std::string& status, const std::st
     j << (m ? "," : "") << "{\"case\": \"c" << task << "\", \"case_index\": 0, \"workload\": \"distance\", "
       << "\"variant\": \"direct\", \"size\": " << 32 + std::stoi(task) << ", \"precision\": \"float32\", "
       << "\"space\": \"" << (m ? "openmp" : "serial") << "\", \"policy\": \"host\", \"generate\": \"host\", "
-      << "\"seconds\": {\"total\": {\"median\": 1.5e-06, \"samples\": [1.5e-06, 2.5e-06]}}, "
+      << "\"seconds\": {\"to_device\": " << phase(0, 0) << ", \"compute\": " << phase(1e-06, 2e-06)
+      << ", \"to_host\": " << phase(0, 0) << ", \"total\": " << phase(1.5e-06, 2.5e-06) << "}, "
       << "\"verification\": {\"checked\": true, \"passed\": true}, \"speedup\": null}";
   j << "]}\n";
   std::ofstream(dir / "results.json") << j.str();
@@ -250,7 +265,11 @@ TEST(Merge, NamesMissingAndInterruptedTasksAndKeepsEveryMeasurement) {
   EXPECT_EQ(m.status, "failed");
   EXPECT_EQ(m.tasks[1].array_task_id, "1");
 
-  const YAML::Node json = YAML::Load(merged_json(m, {"miniapp", "merge"}));
+  const std::string merged = merged_json(m, {"miniapp", "merge"});
+  std::ofstream(root / "merged.json") << merged;
+  const miniapp::testing::CommandResult valid = miniapp::testing::validate_results((root / "merged.json").string());
+  EXPECT_EQ(valid.exit_code, 0) << "the merged record matches the results schema: " << valid.output;
+  const YAML::Node json = YAML::Load(merged);
   EXPECT_EQ(json["schema"].as<std::string>(), "kokkos-miniapp-results/1");
   EXPECT_EQ(json["finished_measurements"].as<int>(), 3);
   ASSERT_EQ(json["measurements"].size(), 3u);
@@ -343,6 +362,9 @@ TEST(SubmitCommand, LocalSiteRunsAnArrayHereAndMergesIt) {
   for (const auto& e : fs::directory_iterator(dir / "results"))
     if (fs::exists(e.path() / "merged" / "results.json")) merged.push_back(e.path() / "merged" / "results.json");
   ASSERT_EQ(merged.size(), 1u) << r.output;
+  const CommandResult valid = miniapp::testing::validate_results((dir / "results").string());
+  EXPECT_EQ(valid.exit_code, 0) << "every task's record and the merged one match the results schema: "
+                                << valid.output;
   const YAML::Node json = YAML::LoadFile(merged[0].string());
   EXPECT_EQ(json["status"].as<std::string>(), "complete");
   EXPECT_EQ(json["measurements"].size(), 2u);

@@ -51,6 +51,58 @@ struct RegisterBlock {
 #define MINIAPP_OPAQUE_POINTER(p) (void)(p)
 #endif
 
+// The team packs alpha * A(i0 .. i0+TM, k0 .. k0+TK) into RM-row panels at `ap`: element (r, kk) at
+// (r / RM) * panel_stride + kk * k_stride + r % RM, zero past the matrix's edges. Rows over
+// threads, contiguous columns over vector lanes: coalesced reads on a GPU, plain nested loops on
+// the host (a flat index would cost a division per element there).
+template <int RM, class Member, class Scalar, class AView>
+KOKKOS_INLINE_FUNCTION void pack_a(const Member& team, const Scalar alpha, const AView& A, const int i0, const int k0,
+                                   const int TM, const int TK, Scalar* const ap, const int panel_stride,
+                                   const int k_stride) {
+  const int M = static_cast<int>(A.extent(0)), K = static_cast<int>(A.extent(1));
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TM), [&](const int r) {
+    const int i = i0 + r;
+    Scalar* const row = ap + (r / RM) * panel_stride + r % RM;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, TK), [&](const int kk) {
+      const int k = k0 + kk;
+      row[kk * k_stride] = (i < M && k < K) ? alpha * A(i, k) : Scalar(0);
+    });
+  });
+}
+
+// The team packs B(k0 .. k0+TK, j0 .. j0+TN) into RN-column panels at `bp`: element (kk, c) at
+// (c / RN) * panel_stride + kk * k_stride + c % RN, zero past the matrix's edges.
+template <int RN, class Member, class Scalar, class BView>
+KOKKOS_INLINE_FUNCTION void pack_b(const Member& team, const BView& B, const int k0, const int j0, const int TK,
+                                   const int TN, Scalar* const bp, const int panel_stride, const int k_stride) {
+  const int K = static_cast<int>(B.extent(0)), N = static_cast<int>(B.extent(1));
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TK), [&](const int kk) {
+    const int k = k0 + kk;
+    Scalar* const row = bp + kk * k_stride;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, TN), [&](const int c) {
+      const int j = j0 + c;
+      row[(c / RN) * panel_stride + c % RN] = (k < K && j < N) ? B(k, j) : Scalar(0);
+    });
+  });
+}
+
+// The micro-kernel: acc += the RM-row panel a times the RN-column panel b over `depth` values of
+// k, a_k_stride and b_k_stride apart, with k outermost and one row of b loaded per step.
+template <class Scalar, int RM, int RN>
+KOKKOS_INLINE_FUNCTION void multiply_panels(const Scalar* a, const Scalar* b, const int depth, const int a_k_stride,
+                                            const int b_k_stride, Scalar (&acc)[RM][RN]) {
+  for (int kk = 0; kk < depth; ++kk) {
+    MINIAPP_OPAQUE_POINTER(a);
+    Scalar a_col[RM], b_row[RN];
+    for (int r = 0; r < RM; ++r) a_col[r] = a[r];
+    for (int c = 0; c < RN; ++c) b_row[c] = b[c];
+    for (int r = 0; r < RM; ++r)
+      for (int c = 0; c < RN; ++c) acc[r][c] += a_col[r] * b_row[c];
+    a += a_k_stride;
+    b += b_k_stride;
+  }
+}
+
 template <class Scalar, class Space>
 TileShape default_tiles() {
   // Host: both packed slices, (128 + 256) x 128 float64 = 384 KiB, stay in a core's L2, one B
@@ -106,24 +158,8 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
         Scalar* const ap = a_slice.data();
         Scalar* const bp = b_slice.data();
         for (int k0 = 0; k0 < K; k0 += TK) {
-          // Rows over threads, contiguous columns over vector lanes: coalesced reads on a GPU, plain
-          // nested loops on the host (a flat index would cost a division per element there).
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TM), [&](const int r) {
-            const int i = tile_i + r;
-            Scalar* const row = ap + (r / RM) * a_panel_stride + r % RM;
-            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, TK), [&](const int kk) {
-              const int k = k0 + kk;
-              row[kk * a_k_stride] = (i < M && k < K) ? alpha * A(i, k) : Scalar(0);
-            });
-          });
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TK), [&](const int kk) {
-            const int k = k0 + kk;
-            Scalar* const row = bp + kk * b_k_stride;
-            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, TN), [&](const int c) {
-              const int j = tile_j + c;
-              row[(c / RN) * b_panel_stride + c % RN] = (k < K && j < N) ? B(k, j) : Scalar(0);
-            });
-          });
+          pack_a<RM>(team, alpha, A, tile_i, k0, TM, TK, ap, a_panel_stride, a_k_stride);
+          pack_b<RN>(team, B, k0, tile_j, TK, TN, bp, b_panel_stride, b_k_stride);
           team.team_barrier();
           const int depth = K - k0 < TK ? K - k0 : TK;
           const bool first = k0 == 0;
@@ -134,16 +170,7 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
             const Scalar* a = ap + p * a_panel_stride;
             const Scalar* b = bp + q * b_panel_stride;
             Scalar acc[RM][RN] = {};
-            for (int kk = 0; kk < depth; ++kk) {
-              MINIAPP_OPAQUE_POINTER(a);
-              Scalar a_col[RM], b_row[RN];
-              for (int r = 0; r < RM; ++r) a_col[r] = a[r];
-              for (int c = 0; c < RN; ++c) b_row[c] = b[c];
-              for (int r = 0; r < RM; ++r)
-                for (int c = 0; c < RN; ++c) acc[r][c] += a_col[r] * b_row[c];
-              a += a_k_stride;
-              b += b_k_stride;
-            }
+            multiply_panels(a, b, depth, a_k_stride, b_k_stride, acc);
             const int i0 = tile_i + p * RM, j0 = tile_j + q * RN;
             const int rows = M - i0 < RM ? M - i0 : RM;
             const int cols = N - j0 < RN ? N - j0 : RN;

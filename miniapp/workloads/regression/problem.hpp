@@ -2,14 +2,14 @@
 // One fit: the data X = [data, 1] and y, and from beta = 0 `iterations` gradient steps of two
 // kernels each (the gradient sums, then a one-thread update that records the loss and stops
 // updating once the loss grows or is not finite); on a host space of several threads, the fused
-// variant's steps all in one parallel region (kernels.hpp, fused_steps_in_one_region). Nothing
+// variant's steps all in one parallel region (one_region.hpp, fused_steps_in_one_region). Nothing
 // comes back to the host until the harness copies the outputs. One harness iteration is the whole
 // fit, so it notices a signal between steps.
 
 #include "miniapp/core/field.hpp"
 #include "miniapp/core/interruption.hpp"
 #include "miniapp/core/measurement.hpp"
-#include "miniapp/workloads/regression/kernels.hpp"
+#include "miniapp/workloads/regression/one_region.hpp"
 #include "miniapp/workloads/regression/params.hpp"
 #include "miniapp/workloads/regression/reference.hpp"
 

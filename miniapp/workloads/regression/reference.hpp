@@ -284,6 +284,38 @@ double loss_bound(const Loss& loss, std::size_t n, std::size_t cols, std::int64_
   return rounding(u) + rounding(u64) + moved;
 }
 
+// The fitted coefficients against the least-squares solution (by host LU of X^T X) and the true
+// ones, appended to `d`: the gaps, the final losses, whether the fit converged, and how many
+// standard errors of the estimate the fit lies from the truth.
+template <class X, class Y>
+void describe_closed_form(std::ostringstream& d, const X& x, const Y& y, const NormalEquations& ne,
+                          const std::vector<double>& fitted, const std::vector<double>& truth,
+                          const std::int64_t iterations) {
+  const std::size_t n = x.extent(0), cols = x.extent(1);
+  std::vector<double> a = ne.gram, closed = ne.xty;
+  if (host_lu_solve(a, closed, cols)) {
+    d << "; closed form: X^T X is singular";
+  } else {
+    double gap = 0, truth_gap = 0, closed_scale = 1.0;
+    for (std::size_t j = 0; j < cols; ++j) {
+      gap = std::max(gap, std::abs(fitted[j] - closed[j]));
+      truth_gap = std::max(truth_gap, std::abs(fitted[j] - truth[j]));
+      closed_scale = std::max(closed_scale, std::abs(closed[j]));
+    }
+    const double best_loss = mean_squared_error(x, y, closed);
+    d << ", closed form " << format_list(closed) << ", true " << format_list(truth) << "; max |fitted - closed form| "
+      << gap << "; final loss " << mean_squared_error(x, y, fitted) << " (closed form " << best_loss << ")";
+    if (gap <= 1e-3 * closed_scale)
+      d << "; converged (gap below 1e-3 of max |beta|)";
+    else
+      d << "; not converged after " << iterations
+        << " steps (more steps or a larger stable learning rate close the gap)";
+    d << "; max |fitted - true| " << truth_gap;
+    if (const auto z = standard_scores(ne, n, best_loss, fitted, truth))
+      d << " (" << *z << " standard errors of the least-squares estimate)";
+  }
+}
+
 // The whole check of one fit. `device_diverged`: the step where the device stopped updating, or -1.
 template <class Scalar, class X, class Y, class Beta, class LossView>
 Verification verify_fit(const Params& p, std::uint64_t seed, const X& x, const Y& y, const Beta& beta,
@@ -339,28 +371,7 @@ Verification verify_fit(const Params& p, std::uint64_t seed, const X& x, const Y
   std::ostringstream d;
   d.precision(6);
   d << p.iterations << " steps at lr " << lr << ": fitted " << format_list(fitted);
-  std::vector<double> a = ne.gram, closed = ne.xty;
-  if (host_lu_solve(a, closed, cols)) {
-    d << "; closed form: X^T X is singular";
-  } else {
-    double gap = 0, truth_gap = 0, closed_scale = 1.0;
-    for (std::size_t j = 0; j < cols; ++j) {
-      gap = std::max(gap, std::abs(fitted[j] - closed[j]));
-      truth_gap = std::max(truth_gap, std::abs(fitted[j] - truth[j]));
-      closed_scale = std::max(closed_scale, std::abs(closed[j]));
-    }
-    const double best_loss = mean_squared_error(x, y, closed);
-    d << ", closed form " << format_list(closed) << ", true " << format_list(truth) << "; max |fitted - closed form| "
-      << gap << "; final loss " << mean_squared_error(x, y, fitted) << " (closed form " << best_loss << ")";
-    if (gap <= 1e-3 * closed_scale)
-      d << "; converged (gap below 1e-3 of max |beta|)";
-    else
-      d << "; not converged after " << p.iterations
-        << " steps (more steps or a larger stable learning rate close the gap)";
-    d << "; max |fitted - true| " << truth_gap;
-    if (const auto z = standard_scores(ne, n, best_loss, fitted, truth))
-      d << " (" << *z << " standard errors of the least-squares estimate)";
-  }
+  describe_closed_form(d, x, y, ne, fitted, truth, p.iterations);
   d << "; max |fitted - replay| " << coefficients.max_abs_error() << " (tolerance " << coefficients.tolerance()
     << " of max(1, |beta|): rounding of " << accumulated << " steps carried to the end)";
   Verification v = coefficients.result("float64 host replay of the same steps (Gram form); closed form by host LU", d.str());
