@@ -6,12 +6,7 @@
 #
 #   miniapp_workload_sources(<out-var>)   registration sources and generated units
 
-# Kokkos_DEVICES names -> the space types (and the macro Kokkos defines for them).
-set(_miniapp_space_SERIAL "::Kokkos::Serial")
-set(_miniapp_space_OPENMP "::Kokkos::OpenMP")
-set(_miniapp_space_THREADS "::Kokkos::Threads")
-set(_miniapp_space_CUDA "::Kokkos::Cuda")
-set(_miniapp_space_HIP "::miniapp::compat::HIP")
+include(MiniappSpaces)
 
 function(miniapp_workload_sources out)
   set(sources)
@@ -30,13 +25,11 @@ function(miniapp_workload_sources out)
     set(MINIAPP_WORKLOAD_TYPE ${CMAKE_MATCH_1})
     set(MINIAPP_WORKLOAD_HEADER miniapp/workloads/${workload}/${workload}.hpp)
     list(APPEND sources ${registration})
-    foreach(device ${Kokkos_DEVICES})
-      if(NOT DEFINED _miniapp_space_${device})
-        continue()
-      endif()
-      set(MINIAPP_SPACE_TYPE ${_miniapp_space_${device}})
-      string(TOLOWER ${device} space)
-      set(unit ${PROJECT_BINARY_DIR}/generated/workloads/${workload}_${space}.cpp)
+    miniapp_compiled_spaces(compiled)
+    foreach(entry ${compiled})
+      miniapp_space_fields("${entry}" space)
+      set(MINIAPP_SPACE_TYPE ${space_TYPE})
+      set(unit ${PROJECT_BINARY_DIR}/generated/workloads/${workload}_${space_NAME}.cpp)
       configure_file(${PROJECT_SOURCE_DIR}/cmake/workload_instance.cpp.in ${unit} @ONLY)
       list(APPEND sources ${unit})
     endforeach()

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <stdexcept>
 
 namespace miniapp {
@@ -135,6 +136,16 @@ ProcessResult run_process(const std::vector<std::string>& argv, bool capture,
   }
   result.exit_code = wait_for(pid);
   return result;
+}
+
+std::string replace_process(const std::string& executable, const std::vector<std::string>& args) {
+  std::vector<std::string> copy = args;
+  std::vector<char*> argv;
+  for (std::string& s : copy) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  execv(executable.c_str(), argv.data());
+  return "cannot run " + executable + ": " + std::strerror(errno);
 }
 
 }  // namespace miniapp

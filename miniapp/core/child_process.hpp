@@ -5,6 +5,7 @@
 // advise` running a deck. SIGTERM and SIGINT reach the child even when only the parent was
 // signalled (`kill <pid>`, `timeout`; Slurm signals every process of the step itself).
 // run_process: a tool (sbatch, sacct, bash, python3), its output captured or shared.
+// replace_process: another program in this process's place (`miniapp report` becoming its script).
 
 #include <functional>
 #include <optional>
@@ -37,5 +38,9 @@ struct ProcessResult {
 // stderr are returned; without, the program shares this process's terminal.
 ProcessResult run_process(const std::vector<std::string>& argv, bool capture,
                           const std::vector<std::pair<std::string, std::string>>& extra_env = {});
+
+// Runs `executable` with `args` (args[0] included) in place of this process, stdout flushed first.
+// Returns only when it cannot, with why.
+std::string replace_process(const std::string& executable, const std::vector<std::string>& args);
 
 }  // namespace miniapp

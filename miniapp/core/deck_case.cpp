@@ -11,7 +11,7 @@ namespace miniapp::deck_detail {
 
 namespace {
 
-const std::vector<std::string> kKnownSpaces = {"serial", "openmp", "threads", "cuda", "hip"};
+const std::vector<std::string> kKnownSpaces = {MINIAPP_KNOWN_SPACE_NAMES};  // cmake/MiniappSpaces.cmake
 constexpr std::int64_t kMaxSize = std::int64_t(1) << 40;
 constexpr std::size_t kMaxSweepLength = 10000;
 

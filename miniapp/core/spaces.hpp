@@ -3,6 +3,7 @@
 // iterate over, and the names the deck uses for them.
 
 #include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/space_table.hpp"  // generated from cmake/MiniappSpaces.cmake
 
 #include <cctype>
 #include <string>
@@ -33,37 +34,30 @@ struct Concat<L1, L2, Rest...> {
   using type = typename Concat<decltype(concat(L1{}, L2{})), Rest...>::type;
 };
 
-#if defined(KOKKOS_ENABLE_SERIAL)
-using SerialList = TypeList<Kokkos::Serial>;
-#else
-using SerialList = TypeList<>;
-#endif
-#if defined(KOKKOS_ENABLE_OPENMP)
-using OpenMPList = TypeList<Kokkos::OpenMP>;
-#else
-using OpenMPList = TypeList<>;
-#endif
-#if defined(KOKKOS_ENABLE_THREADS)
-using ThreadsList = TypeList<Kokkos::Threads>;
-#else
-using ThreadsList = TypeList<>;
-#endif
-#if defined(KOKKOS_ENABLE_CUDA)
-using CudaList = TypeList<Kokkos::Cuda>;
-#else
-using CudaList = TypeList<>;
-#endif
-#if defined(KOKKOS_ENABLE_HIP)
-using HIPList = TypeList<compat::HIP>;
-#else
-using HIPList = TypeList<>;
-#endif
+template <class L>
+struct DeviceOnly;
 }  // namespace detail
 
-// Host spaces first, so `all` lists them before the devices and the first is a natural baseline.
-using CompiledSpaces =
-    typename detail::Concat<detail::SerialList, detail::OpenMPList, detail::ThreadsList, detail::CudaList,
-                            detail::HIPList>::type;
+// True where the space computes in memory the host can address directly, so a mirror
+// of its Views is the same allocation and a "copy" moves nothing.
+template <class Space>
+constexpr bool is_host_space() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+}
+
+namespace detail {
+template <class... S>
+struct DeviceOnly<TypeList<S...>> {
+  using type = typename Concat<TypeList<>, std::conditional_t<is_host_space<S>(), TypeList<>, TypeList<S>>...>::type;
+};
+}  // namespace detail
+
+// The spaces of cmake/MiniappSpaces.cmake's table this Kokkos was built with, in the table's
+// order: host spaces first, so `all` lists them before the devices and the first is a natural
+// baseline.
+#define MINIAPP_SPACE_LIST_ITEM(W, Space) , TypeList<Space>
+using CompiledSpaces = typename detail::Concat<TypeList<> MINIAPP_FOR_EACH_SPACE(MINIAPP_SPACE_LIST_ITEM, _)>::type;
+#undef MINIAPP_SPACE_LIST_ITEM
 
 template <class F, class... Spaces>
 void for_each_type(TypeList<Spaces...>, F&& f) {
@@ -79,8 +73,9 @@ void for_each_space(F&& f) {
 // (tests/device/check_device_build.sh) define MINIAPP_CHECK_DEVICE_SPACES_ONLY: the host spaces'
 // test and benchmark code is compiled by the host build already, and leaving it out there takes
 // minutes off each check. The mini-app itself always keeps every compiled space.
-#if defined(MINIAPP_CHECK_DEVICE_SPACES_ONLY) && (defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP))
-using TestedSpaces = typename detail::Concat<detail::CudaList, detail::HIPList>::type;
+#if defined(MINIAPP_CHECK_DEVICE_SPACES_ONLY)
+using DeviceSpaces = typename detail::DeviceOnly<CompiledSpaces>::type;
+using TestedSpaces = std::conditional_t<std::is_same_v<DeviceSpaces, TypeList<>>, CompiledSpaces, DeviceSpaces>;
 #else
 using TestedSpaces = CompiledSpaces;
 #endif
@@ -96,13 +91,6 @@ std::string space_name() {
   std::string name = Space::name();
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return name;
-}
-
-// True where the space computes in memory the host can address directly, so a mirror
-// of its Views is the same allocation and a "copy" moves nothing.
-template <class Space>
-constexpr bool is_host_space() {
-  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
 }
 
 inline std::vector<std::string> compiled_space_names() {

@@ -272,33 +272,7 @@ class RegisteredWorkload final : public Workload {
 // The kernels of a registered workload are instantiated in the units CMake generates, one per
 // compiled space (cmake/MiniappWorkloads.cmake); the registration only declares them.
 #define MINIAPP_EXTERN_INSTANCES(W, Space) extern template struct ::miniapp::Instances<W, Space>;
-#if defined(KOKKOS_ENABLE_SERIAL)
-#define MINIAPP_FOR_SERIAL(X, W) X(W, ::Kokkos::Serial)
-#else
-#define MINIAPP_FOR_SERIAL(X, W)
-#endif
-#if defined(KOKKOS_ENABLE_OPENMP)
-#define MINIAPP_FOR_OPENMP(X, W) X(W, ::Kokkos::OpenMP)
-#else
-#define MINIAPP_FOR_OPENMP(X, W)
-#endif
-#if defined(KOKKOS_ENABLE_THREADS)
-#define MINIAPP_FOR_THREADS(X, W) X(W, ::Kokkos::Threads)
-#else
-#define MINIAPP_FOR_THREADS(X, W)
-#endif
-#if defined(KOKKOS_ENABLE_CUDA)
-#define MINIAPP_FOR_CUDA(X, W) X(W, ::Kokkos::Cuda)
-#else
-#define MINIAPP_FOR_CUDA(X, W)
-#endif
-#if defined(KOKKOS_ENABLE_HIP)
-#define MINIAPP_FOR_HIP(X, W) X(W, ::miniapp::compat::HIP)
-#else
-#define MINIAPP_FOR_HIP(X, W)
-#endif
-#define MINIAPP_FOR_EACH_SPACE(X, W) \
-  MINIAPP_FOR_SERIAL(X, W) MINIAPP_FOR_OPENMP(X, W) MINIAPP_FOR_THREADS(X, W) MINIAPP_FOR_CUDA(X, W) MINIAPP_FOR_HIP(X, W)
+// MINIAPP_FOR_EACH_SPACE comes with the table of spaces (miniapp/space_table.hpp, via spaces.hpp).
 
 }  // namespace miniapp
 

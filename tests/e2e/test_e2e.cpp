@@ -23,6 +23,7 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <utility>
 #include <random>
 #include <utility>
 #include <vector>
@@ -207,6 +208,25 @@ TEST(EndToEnd, UsageErrorsExitWithTwo) {
   EXPECT_EQ(run("").exit_code, 2);
   EXPECT_EQ(run("--spaces nonsense x.yaml").exit_code, 2);
   EXPECT_EQ(run("does-not-exist.yaml").exit_code, 2);
+}
+
+// Every command reads its options with the one parser (miniapp/core/options.hpp) and says what is
+// wrong the same way, before doing anything.
+TEST(EndToEnd, EveryCommandRefusesAnUnknownOptionAlike) {
+  const std::pair<std::string, std::string> commands[] = {{"", "--output"},        {"submit", "--results"},
+                                                          {"merge", "--output"},   {"queue-wait", "--since"},
+                                                          {"report", "--output"},  {"advise", "--output"}};
+  for (const auto& [command, valued] : commands) {
+    const std::string name = command.empty() ? "miniapp" : "miniapp " + command;
+    const Result r = run(command + " --no-such-option");
+    EXPECT_EQ(r.exit_code, 2) << name << ": " << r.output;
+    EXPECT_NE(r.output.find(name + ": unknown option '--no-such-option' (see " + name + " --help)"), std::string::npos)
+        << r.output;
+    const Result missing = run(command + " " + valued);
+    EXPECT_EQ(missing.exit_code, 2) << name << ": " << missing.output;
+    EXPECT_NE(missing.output.find(name + ": " + valued + " needs a value"), std::string::npos)
+        << missing.output;
+  }
 }
 
 TEST(EndToEnd, HelpVersionAndListDescribeTheBinary) {

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """miniapp/record/results.schema.json: the committed runs validate, broken files are refused, and
-its lists of workloads and mirror policies are the binary's (`miniapp --list`).
+its lists of workloads and mirror policies are the binary's (`miniapp --list`), and so are the
+Python side's names (scripts/report/miniapp_report/names.py), its spaces those of the one table
+of spaces (cmake/MiniappSpaces.cmake).
 
     test_results_schema.py SOURCE_DIR MINIAPP_BINARY
 """
@@ -15,6 +17,9 @@ import unittest
 SOURCE, BINARY = sys.argv[1], sys.argv[2]
 VALIDATOR = os.path.join(SOURCE, "tests", "record", "validate_results.py")
 SCHEMA = os.path.join(SOURCE, "miniapp", "record", "results.schema.json")
+SPACE_TABLE = os.path.join(SOURCE, "cmake", "MiniappSpaces.cmake")
+sys.path.insert(0, os.path.join(SOURCE, "scripts", "report"))
+from miniapp_report import names  # noqa: E402
 
 
 def validate(*paths):
@@ -81,8 +86,23 @@ class ResultsSchema(unittest.TestCase):
         self.assertEqual([line.split(":")[0].strip() for line in policies.splitlines()],
                          self.schema["$defs"]["policy"]["enum"])
         workloads = re.search(r"^workloads [^\n]*\n((?:  .*\n)+)", listed, re.M).group(1)
-        names = sorted(line.split(":")[0].strip() for line in workloads.splitlines() if not line.startswith("    "))
-        self.assertEqual(names, sorted(self.schema["$defs"]["workload"]["enum"]))
+        listed_workloads = sorted(line.split(":")[0].strip() for line in workloads.splitlines()
+                                  if not line.startswith("    "))
+        self.assertEqual(listed_workloads, sorted(self.schema["$defs"]["workload"]["enum"]))
+
+    def test_python_names_match_the_tables(self):
+        self.assertEqual(list(names.MIRROR_POLICIES), self.schema["$defs"]["policy"]["enum"])
+        with open(SPACE_TABLE) as f:
+            table = re.findall(r'^\s*"[A-Z]+\|([a-z]+)\|', f.read(), re.M)
+        self.assertGreaterEqual(len(table), 5, "the table of spaces in cmake/MiniappSpaces.cmake was not read")
+        python = [v for k, v in vars(names.Space).items() if not k.startswith("_")]
+        self.assertEqual(sorted(python), sorted(table))
+        self.assertEqual(sorted(names.HOST_SPACES + names.DEVICE_SPACES), sorted(table))
+        listed = subprocess.run([BINARY, "--list"], capture_output=True, text=True, check=True).stdout
+        compiled = re.search(r"^execution spaces compiled in:\n((?:  .*\n)+)", listed, re.M).group(1)
+        for line in compiled.splitlines():
+            space, kind = line.split()
+            self.assertIn(space, names.HOST_SPACES if kind == "(host)" else names.DEVICE_SPACES, line)
 
 
 if __name__ == "__main__":

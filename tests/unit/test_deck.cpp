@@ -162,12 +162,20 @@ TEST(Deck, SyntaxErrorReportsLineAndColumn) {
 TEST(Deck, SpaceNotCompiledInIsRefused) {
   const auto compiled = compiled_space_names();
   std::string missing;
-  for (const char* s : {"cuda", "hip", "threads", "openmp", "serial"})
+  for (const char* s : {MINIAPP_KNOWN_SPACE_NAMES})  // the table of spaces, cmake/MiniappSpaces.cmake
     if (std::find(compiled.begin(), compiled.end(), s) == compiled.end()) missing = s;
   if (missing.empty()) GTEST_SKIP() << "every known space is compiled in";
   const DeckResult r = load("cases:\n  - workload: distance\n    sizes: 10\n    spaces: [" + missing + "]\n");
   EXPECT_FALSE(r.deck);
   EXPECT_NE(find(r, "cases[0].spaces").message.find("not compiled"), std::string::npos);
+}
+
+TEST(Deck, AnUnknownSpaceIsRefusedWithEveryKnownName) {
+  const DeckResult r = load("cases:\n  - workload: distance\n    sizes: 10\n    spaces: sycl\n");
+  EXPECT_FALSE(r.deck);
+  const std::string message = find(r, "cases[0].spaces").message;
+  for (const char* s : {MINIAPP_KNOWN_SPACE_NAMES}) EXPECT_NE(message.find(s), std::string::npos) << message;
+  EXPECT_EQ(std::vector<std::string>({MINIAPP_KNOWN_SPACE_NAMES}).size(), 5u) << "serial, openmp, threads, cuda, hip";
 }
 
 TEST(Deck, WorkloadKeysAreValidated) {

@@ -3,6 +3,7 @@
 
 #include "miniapp/core/atomic_file.hpp"
 #include "miniapp/core/exit_codes.hpp"
+#include "miniapp/core/options.hpp"
 #include "miniapp/record/merged.hpp"
 #include "miniapp/record/reader.hpp"
 
@@ -178,28 +179,22 @@ int run_merge(int argc, char** argv) {
   std::vector<std::string> directories;
   std::string output;
   bool side_by_side = false, quiet = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      return exit_code::kAllVerified;
-    } else if (a == "--side-by-side") side_by_side = true;
-    else if (a == "-q" || a == "--quiet") quiet = true;
-    else if (a == "-o" || a == "--output") {
-      if (i + 1 >= argc) {
-        std::cerr << "miniapp merge: " << a << " needs a directory\n";
-        return exit_code::kBadInput;
-      }
-      output = argv[++i];
-    } else if (a.rfind("--output=", 0) == 0) output = a.substr(9);
-    else if (!a.empty() && a[0] == '-') {
-      std::cerr << "miniapp merge: unknown option '" << a << "' (see miniapp merge --help)\n";
-      return exit_code::kBadInput;
-    } else directories.push_back(a);
+  bool help = false;
+  try {
+    OptionParser()
+        .flag("-h,--help", [&] { help = true; })
+        .flag("--side-by-side", [&] { side_by_side = true; })
+        .flag("-q,--quiet", [&] { quiet = true; })
+        .value("-o,--output", [&](const std::string& v) { output = v; })
+        .operands([&](const std::string& d) { directories.push_back(d); })
+        .parse(argc, argv);
+    if (!help && directories.empty()) throw UsageError("no results directory given");
+  } catch (const UsageError& e) {
+    return usage_error("miniapp merge", e);
   }
-  if (directories.empty()) {
-    std::cerr << "miniapp merge: no results directory given (see miniapp merge --help)\n";
-    return exit_code::kBadInput;
+  if (help) {
+    std::cout << kUsage;
+    return exit_code::kAllVerified;
   }
   const MergedResults merged = merge_directories(directories);
   std::vector<std::string> command_line = {"miniapp"};

@@ -4,6 +4,7 @@
 #include "miniapp/core/exit_codes.hpp"
 #include "miniapp/commands/commands.hpp"
 #include "miniapp/core/child_process.hpp"
+#include "miniapp/core/options.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -242,10 +243,6 @@ struct Options {
   std::string from, since = "now-30days";
 };
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 Bins parse_bins(const std::string& v) {
   Bins bins;
   const std::vector<std::string> f = split(v, ',');
@@ -262,27 +259,17 @@ Bins parse_bins(const std::string& v) {
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](const std::string& name) -> std::string {
-      const auto eq = a.find('=');
-      if (a.rfind("--", 0) == 0 && eq != std::string::npos) return a.substr(eq + 1);
-      if (i + 1 >= argc) throw UsageError(name + " needs a value");
-      return argv[++i];
-    };
-    auto is = [&](const char* name) { return a == name || a.rfind(std::string(name) + "=", 0) == 0; };
-    if (a == "-h" || a == "--help") {
-      o.help = true;
-      return o;
-    } else if (a == "-m" || a == "--memory") o.memory = true;
-    else if (a == "-p" || is("--partitions")) {
-      for (const std::string& p : split(value("--partitions"), ','))
-        if (!p.empty()) o.partitions.push_back(p);
-    } else if (is("--bins")) o.bins = parse_bins(value("--bins"));
-    else if (is("--from")) o.from = value("--from");
-    else if (is("--since")) o.since = value("--since");
-    else throw UsageError("unknown argument '" + a + "' (see miniapp queue-wait --help)");
-  }
+  OptionParser()
+      .flag("-h,--help", [&] { o.help = true; })
+      .flag("-m,--memory", [&] { o.memory = true; })
+      .value("-p,--partitions",
+             [&](const std::string& v) {
+               for (const std::string& p : split_list(v)) o.partitions.push_back(p);
+             })
+      .value("--bins", [&](const std::string& v) { o.bins = parse_bins(v); })
+      .value("--from", [&](const std::string& v) { o.from = v; })
+      .value("--since", [&](const std::string& v) { o.since = v; })
+      .parse(argc, argv);
   return o;
 }
 
@@ -325,8 +312,7 @@ int run_queue_wait(int argc, char** argv) {
   try {
     o = parse(argc, argv);
   } catch (const UsageError& e) {
-    std::cerr << "miniapp queue-wait: " << e.what() << "\n";
-    return exit_code::kBadInput;
+    return usage_error("miniapp queue-wait", e);
   }
   if (o.help) {
     std::cout << kUsage;

@@ -3,6 +3,7 @@
 #include "miniapp/advise_deck.hpp"
 #include "miniapp/core/child_process.hpp"
 #include "miniapp/core/exit_codes.hpp"
+#include "miniapp/core/options.hpp"
 #include "miniapp/core/atomic_file.hpp"
 #include "miniapp/core/clock.hpp"
 #include "miniapp/record/reader.hpp"
@@ -19,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -122,9 +124,6 @@ exit codes:
 struct BadInput : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-struct UsageError : BadInput {  // the command line itself: the message points at --help
-  using BadInput::BadInput;
-};
 struct RuntimeProblem : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -142,38 +141,35 @@ struct Arguments {
 Arguments parse(int argc, char** argv) {
   Arguments a;
   a.subcommand = argv[1];
-  for (int i = 2; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto with_value = [&](const std::string& name) {
-      std::string value;
-      if (arg.size() > name.size() && arg.compare(0, name.size() + 1, name + "=") == 0) {
-        value = arg.substr(name.size() + 1);
-      } else {
-        if (i + 1 >= argc) throw UsageError(name + " needs a value");
-        value = argv[++i];
-      }
-      if (value.empty()) throw UsageError(name + " needs a value");
-      a.passed_on.push_back(name);
-      a.passed_on.push_back(value);
-      return value;
+  // The options the script reads are passed on to it as given.
+  auto passed_on = [&](const char* name, std::function<void(const std::string&)> keep) {
+    return [&a, name, keep](const std::string& v) {
+      a.passed_on.insert(a.passed_on.end(), {name, v});
+      if (keep) keep(v);
     };
-    auto is = [&](const std::string& name) { return arg == name || arg.rfind(name + "=", 0) == 0; };
-    if (arg == "-h" || arg == "--help") a.help = true;
-    else if (arg == "-o" || is("--output")) a.output = with_value("--output");
-    else if (is("--assume-device")) a.assume_device = with_value("--assume-device");
-    else if (is("--link-GBps")) {
-      const std::string v = with_value("--link-GBps");
-      char* end = nullptr;
-      const double x = std::strtod(v.c_str(), &end);
-      if (*end != '\0' || !(x > 0) || x > 1e9) throw UsageError("--link-GBps: '" + v + "' is not a positive number of GB/s");
-    } else if (arg.size() > 1 && arg[0] == '-') throw UsageError("unknown option '" + arg + "'");
-    else if (a.subcommand == "advise" && !fs::is_directory(arg) &&
-             (fs::exists(arg) || fs::path(arg).extension() == ".yaml" || fs::path(arg).extension() == ".yml")) {
-      // A deck to run first (a missing .yaml is reported by the deck loader, with the others).
-      if (!a.deck.empty()) throw UsageError("only one deck is accepted; got '" + a.deck + "' and '" + arg + "'");
-      a.deck = arg;
-    } else a.directories.push_back(arg);
-  }
+  };
+  OptionParser()
+      .flag("-h,--help", [&] { a.help = true; })
+      .value("-o,--output", passed_on("--output", [&](const std::string& v) { a.output = v; }))
+      .value("--assume-device", passed_on("--assume-device", [&](const std::string& v) { a.assume_device = v; }))
+      .value("--link-GBps", passed_on("--link-GBps",
+                                      [](const std::string& v) {
+                                        char* end = nullptr;
+                                        const double x = std::strtod(v.c_str(), &end);
+                                        if (*end != '\0' || !(x > 0) || x > 1e9)
+                                          throw UsageError("--link-GBps: '" + v + "' is not a positive number of GB/s");
+                                      }))
+      .operands([&](const std::string& arg) {
+        if (a.subcommand == "advise" && !fs::is_directory(arg) &&
+            (fs::exists(arg) || fs::path(arg).extension() == ".yaml" || fs::path(arg).extension() == ".yml")) {
+          // A deck to run first (a missing .yaml is reported by the deck loader, with the others).
+          if (!a.deck.empty()) throw UsageError("only one deck is accepted; got '" + a.deck + "' and '" + arg + "'");
+          a.deck = arg;
+        } else {
+          a.directories.push_back(arg);
+        }
+      })
+      .parse(argc, argv, 2);
   if (!a.deck.empty() && !a.directories.empty())
     throw UsageError("give a deck to run or results directories to read, not both");
   if (!a.help && a.directories.empty() && a.subcommand == "report") throw UsageError("no results directory given");
@@ -357,8 +353,7 @@ int run_report_subcommand(int argc, char** argv) {
     for (const std::string& d : args.directories)
       for (const fs::path& f : result_files(d)) check_results_file(f);
   } catch (const UsageError& e) {
-    std::cerr << "miniapp " << name << ": " << e.what() << " (see miniapp " << name << " --help)\n";
-    return exit_code::kBadInput;
+    return usage_error("miniapp " + name, e);
   } catch (const BadInput& e) {
     std::cerr << "miniapp " << name << ": " << e.what() << "\n";
     return exit_code::kBadInput;
@@ -370,12 +365,7 @@ int run_report_subcommand(int argc, char** argv) {
     command.insert(command.end(), args.passed_on.begin(), args.passed_on.end());
     command.push_back("--");
     command.insert(command.end(), args.directories.begin(), args.directories.end());
-    std::vector<char*> c_argv;
-    for (std::string& s : command) c_argv.push_back(s.data());
-    c_argv.push_back(nullptr);
-    std::cout.flush();
-    execv(python.c_str(), c_argv.data());
-    throw RuntimeProblem("cannot run " + python + ": " + std::strerror(errno));
+    throw RuntimeProblem(replace_process(python, command));
   } catch (const RuntimeProblem& e) {
     std::cerr << "miniapp " << name << ": " << e.what() << "\n";
     return exit_code::kRuntimeError;

@@ -1,11 +1,10 @@
 #include "miniapp/commands/run/command_line.hpp"
 
 #include "miniapp/core/diagnostics.hpp"
+#include "miniapp/core/options.hpp"
 #include "miniapp/core/spaces.hpp"
 
 #include <algorithm>
-#include <cstdlib>
-#include <sstream>
 
 namespace miniapp {
 
@@ -47,55 +46,33 @@ exit codes:
   128+N  stopped by signal N (SIGTERM: 143); finished results are kept
 )";
 
-namespace {
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-}  // namespace
-
 CommandLine parse_command_line(int argc, char** argv) {
   CommandLine cli;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](const std::string& name) -> std::string {
-      const auto eq = a.find('=');
-      if (eq != std::string::npos) return a.substr(eq + 1);
-      if (i + 1 >= argc) throw UsageError(name + " needs a value");
-      return argv[++i];
-    };
-    auto is = [&](const char* name) { return a == name || a.rfind(std::string(name) + "=", 0) == 0; };
-    if (a == "-h" || a == "--help") cli.help = true;
-    else if (a == "--version") cli.version = true;
-    else if (a == "--list") cli.list = true;
-    else if (a == "--dry-run") cli.dry_run = true;
-    else if (a == "-q" || a == "--quiet") cli.quiet = true;
-    else if (a == "--no-calibrate") cli.calibrate = false;
-    else if (a == "--recalibrate") cli.recalibrate = true;
-    else if (is("-o") || is("--output")) cli.output = value("--output");
-    else if (is("--case")) cli.case_selector = value("--case");
-    else if (is("--spaces")) cli.overrides.spaces = split(value("--spaces"));
-    else if (is("--sizes")) {
-      std::vector<std::size_t> sizes;
-      for (const std::string& s : split(value("--sizes"))) {
-        char* end = nullptr;
-        const long long v = std::strtoll(s.c_str(), &end, 10);
-        if (*end != '\0' || v <= 0) throw UsageError("--sizes: '" + s + "' is not a positive integer");
-        sizes.push_back(static_cast<std::size_t>(v));
-      }
-      if (sizes.empty()) throw UsageError("--sizes needs at least one size");
-      cli.overrides.sizes = sizes;
-    } else if (a.rfind("--kokkos-", 0) == 0) cli.kokkos_args.push_back(a);
-    else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "' (see --help)");
-    else if (cli.deck.empty()) cli.deck = a;
-    else throw UsageError("only one deck is accepted; got '" + cli.deck + "' and '" + a + "'");
-  }
+  OptionParser()
+      .flag("-h,--help", [&] { cli.help = true; })
+      .flag("--version", [&] { cli.version = true; })
+      .flag("--list", [&] { cli.list = true; })
+      .flag("--dry-run", [&] { cli.dry_run = true; })
+      .flag("-q,--quiet", [&] { cli.quiet = true; })
+      .flag("--no-calibrate", [&] { cli.calibrate = false; })
+      .flag("--recalibrate", [&] { cli.recalibrate = true; })
+      .value("-o,--output", [&](const std::string& v) { cli.output = v; })
+      .value("--case", [&](const std::string& v) { cli.case_selector = v; })
+      .value("--spaces", [&](const std::string& v) { cli.overrides.spaces = split_list(v); })
+      .value("--sizes",
+             [&](const std::string& v) {
+               std::vector<std::size_t> sizes;
+               for (const std::string& s : split_list(v))
+                 sizes.push_back(static_cast<std::size_t>(parse_whole_number("--sizes", s, 1, long(1) << 40)));
+               if (sizes.empty()) throw UsageError("--sizes needs at least one size");
+               cli.overrides.sizes = sizes;
+             })
+      .prefixed("--kokkos-", [&](const std::string& a) { cli.kokkos_args.push_back(a); })
+      .operands([&](const std::string& a) {
+        if (!cli.deck.empty()) throw UsageError("only one deck is accepted; got '" + cli.deck + "' and '" + a + "'");
+        cli.deck = a;
+      })
+      .parse(argc, argv);
   if (cli.overrides.spaces) {
     const auto compiled = compiled_space_names();
     for (const std::string& s : *cli.overrides.spaces)
@@ -103,7 +80,7 @@ CommandLine parse_command_line(int argc, char** argv) {
         throw UsageError("--spaces: '" + s + "' is not compiled into this binary (compiled: " + join(compiled) + ")");
       }
   }
-  if (!cli.help && !cli.version && !cli.list && cli.deck.empty()) throw UsageError("no deck given (see --help)");
+  if (!cli.help && !cli.version && !cli.list && cli.deck.empty()) throw UsageError("no deck given");
   return cli;
 }
 

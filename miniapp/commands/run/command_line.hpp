@@ -3,8 +3,8 @@
 // binary's --help text.
 
 #include "miniapp/core/deck.hpp"
+#include "miniapp/core/options.hpp"  // UsageError
 
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,10 +20,6 @@ struct CommandLine {
        recalibrate = false;
   Overrides overrides;
   std::vector<std::string> kokkos_args;
-};
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
 };
 
 // Throws UsageError with what is wrong; argv[0] is the binary.

@@ -229,8 +229,7 @@ int run_deck_command(int argc, char** argv) {
   try {
     cli = parse_command_line(argc, argv);
   } catch (const UsageError& e) {
-    std::cerr << "miniapp: " << e.what() << "\n";
-    return exit_code::kBadInput;
+    return usage_error("miniapp", e);
   }
   if (cli.help) {
     std::cout << kRunUsage;

@@ -1,6 +1,6 @@
 #include "miniapp/commands/submit/options.hpp"
 
-#include <cstdlib>
+#include "miniapp/core/options.hpp"
 
 namespace miniapp::submit {
 
@@ -51,57 +51,44 @@ exit codes:
   local runs: the mini-app's exit code (1: a verification failed; 128+N: stopped by signal N)
 )";
 
-namespace {
-
-int positive(const std::string& option, const std::string& value) {
-  char* end = nullptr;
-  const long v = std::strtol(value.c_str(), &end, 10);
-  if (value.empty() || *end != '\0' || v < 1 || v > 100000)
-    throw UsageError(option + ": '" + value + "' is not a positive whole number");
-  return static_cast<int>(v);
-}
-
-}  // namespace
-
 Options parse(int argc, char** argv) {
   Options o;
   int modes = 0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto is = [&](const char* name) { return a == name || a.rfind(std::string(name) + "=", 0) == 0; };
-    auto value = [&](const std::string& name) -> std::string {
-      const auto eq = a.find('=');
-      if (eq != std::string::npos) return a.substr(eq + 1);
-      if (i + 1 >= argc) throw UsageError(name + " needs a value");
-      return argv[++i];
-    };
-    if (a == "-h" || a == "--help") o.help = true;
-    else if (is("--site")) o.site = value("--site");
-    else if (is("--sites-dir")) o.sites_dir = value("--sites-dir");
-    else if (is("--account")) o.account = value("--account");
-    else if (is("--time")) o.time = value("--time");
-    else if (is("--partition")) o.partition = value("--partition");
-    else if (is("--cpus")) o.cpus = positive("--cpus", value("--cpus"));
-    else if (is("--gpus")) o.gpus = positive("--gpus", value("--gpus"));
-    else if (is("--throttle")) o.throttle = positive("--throttle", value("--throttle"));
-    else if (is("--results")) o.results = value("--results");
-    else if (is("--script")) o.script = value("--script");
-    else if (is("--binary")) o.binary = value("--binary");
-    else if (is("--gpu-binary")) o.gpu_binary = value("--gpu-binary");
-    else if (a == "--cpu") o.kind = JobKind::Cpu;
-    else if (a == "--gpu") o.kind = JobKind::Gpu;
-    else if (a == "--array") o.array = true;
-    else if (a == "--twin") o.twin = true;
-    else if (a == "--print") o.mode = Mode::Print, ++modes;
-    else if (a == "--test-only") o.mode = Mode::TestOnly, ++modes;
-    else if (a == "--submit") o.mode = Mode::Submit, ++modes;
-    else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "' (see miniapp submit --help)");
-    else if (o.deck.empty()) o.deck = a;
-    else throw UsageError("only one deck is accepted; got '" + o.deck + "' and '" + a + "'");
-  }
+  auto text = [](std::string& field) { return [&field](const std::string& v) { field = v; }; };
+  auto optional_text = [](std::optional<std::string>& field) { return [&field](const std::string& v) { field = v; }; };
+  auto count = [](const char* name, std::optional<int>& field) {
+    return [name, &field](const std::string& v) { field = static_cast<int>(parse_whole_number(name, v, 1, 100000)); };
+  };
+  auto mode = [&](Mode m) { return [&o, &modes, m] { o.mode = m, ++modes; }; };
+  OptionParser()
+      .flag("-h,--help", [&] { o.help = true; })
+      .value("--site", text(o.site))
+      .value("--sites-dir", text(o.sites_dir))
+      .value("--account", optional_text(o.account))
+      .value("--time", optional_text(o.time))
+      .value("--partition", optional_text(o.partition))
+      .value("--cpus", count("--cpus", o.cpus))
+      .value("--gpus", count("--gpus", o.gpus))
+      .value("--throttle", count("--throttle", o.throttle))
+      .value("--results", text(o.results))
+      .value("--script", text(o.script))
+      .value("--binary", text(o.binary))
+      .value("--gpu-binary", text(o.gpu_binary))
+      .flag("--cpu", [&] { o.kind = JobKind::Cpu; })
+      .flag("--gpu", [&] { o.kind = JobKind::Gpu; })
+      .flag("--array", [&] { o.array = true; })
+      .flag("--twin", [&] { o.twin = true; })
+      .flag("--print", mode(Mode::Print))
+      .flag("--test-only", mode(Mode::TestOnly))
+      .flag("--submit", mode(Mode::Submit))
+      .operands([&](const std::string& a) {
+        if (!o.deck.empty()) throw UsageError("only one deck is accepted; got '" + o.deck + "' and '" + a + "'");
+        o.deck = a;
+      })
+      .parse(argc, argv);
   if (o.help) return o;
-  if (o.deck.empty()) throw UsageError("no deck given (see miniapp submit --help)");
-  if (o.site.empty()) throw UsageError("no --site given (see miniapp submit --help)");
+  if (o.deck.empty()) throw UsageError("no deck given");
+  if (o.site.empty()) throw UsageError("no --site given");
   if (modes > 1) throw UsageError("--print, --test-only and --submit exclude each other");
   if (o.twin && o.kind) throw UsageError("--twin makes both a CPU and a GPU job; leave out --cpu/--gpu");
   if (o.twin && !o.script.empty()) throw UsageError("--twin writes two scripts (into RESULTS/jobs/); leave out --script");

@@ -2,18 +2,16 @@
 // The command line of `miniapp submit`: its options, their checks and its --help text.
 
 #include "miniapp/commands/submit/batch_script.hpp"
+#include "miniapp/core/options.hpp"  // UsageError
 
 #include <optional>
-#include <stdexcept>
 #include <string>
 
 namespace miniapp::submit {
 
 extern const char* const kUsage;
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using ::miniapp::UsageError;
 
 enum class Mode { Write, Print, TestOnly, Submit };
 

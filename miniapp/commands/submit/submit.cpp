@@ -324,8 +324,7 @@ int run_submit(int argc, char** argv) {
   try {
     o = parse(argc, argv);
   } catch (const UsageError& e) {
-    std::cerr << "miniapp submit: " << e.what() << "\n";
-    return exit_code::kBadInput;
+    return usage_error("miniapp submit", e);
   }
   if (o.help) {
     std::cout << kUsage;

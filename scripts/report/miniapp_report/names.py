@@ -1,7 +1,8 @@
 """The names results.json gives mirror policies and execution spaces, declared once for the Python
 side: the advisor, the report, scripts/gpu_summary.py and the tests read them from here. They are
 the C++ names (MirrorPolicy's to_string in miniapp/core/mirror_policy.hpp; Kokkos' space names in
-lower case, miniapp/core/spaces.hpp). Standard library only."""
+lower case, the table in cmake/MiniappSpaces.cmake); tests/record/test_results_schema.py checks
+that they agree. Standard library only."""
 
 
 class Policy:
