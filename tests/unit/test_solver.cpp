@@ -437,7 +437,7 @@ TYPED_TEST(SolverTest, DenseSolveStopsPromptlyOnSigterm) {
   auto solve_until_signalled = [] {
     solver::Kernel<float, Space> k(params(16, 64), "dense-blocked", 1024);
     k.generate_inputs(3);
-    miniapp::testing::exit_with_interruption_delay([&] { run_once(k); }, 0.1);
+    miniapp::testing::exit_with_interruption_midway([&] { run_once(k); });
   };
   miniapp::testing::use_fresh_processes_for_death_tests();
   EXPECT_EXIT(solve_until_signalled(), ::testing::ExitedWithCode(0), "");
