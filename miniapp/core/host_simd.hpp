@@ -30,6 +30,12 @@ inline constexpr int kHostVectorBytes = 32;
 #else
 inline constexpr int kHostVectorBytes = 16;  // SSE2, what -O3 alone targets on x86-64
 #endif
+// How many of those registers the ISA has: AVX-512 doubled them to 32; SSE2 and AVX/AVX2 have 16.
+#if defined(__AVX512F__)
+inline constexpr int kHostVectorRegisters = 32;
+#else
+inline constexpr int kHostVectorRegisters = 16;
+#endif
 
 #if MINIAPP_HOST_SIMD
 // 32 bytes whatever kHostVectorBytes is: one AVX register; two SSE2 registers where the build

@@ -28,13 +28,14 @@ struct TileShape {
   int m = 0, n = 0, k = 0;
 };
 
-// Rows x columns of C one thread keeps in registers. Host: 4 rows of two SIMD registers each,
-// 8 accumulators of the 16 registers SSE2/AVX2 have (the rest hold the B row and A broadcasts);
-// a wider block spills on SSE2 (docs/tuning-notes.md). GPU: fixed (the host ISA must not change
-// what device code is compiled).
+// Rows x columns of C one thread keeps in registers. Host: rows of two SIMD registers each: 4 rows
+// (8 accumulators) of the 16 registers SSE2/AVX2 have; on AVX-512's 32, 8 rows in float32, while
+// float64 stays at 4 (GCC's code for its 8-row block ran several times slower). A wider block
+// spills on SSE2 (docs/tuning-notes.md). GPU: fixed (the host ISA must not change what device
+// code is compiled).
 template <class Scalar, class Space>
 struct RegisterBlock {
-  static constexpr int rows = 4;
+  static constexpr int rows = is_host_space<Space>() && simd::kHostVectorRegisters >= 32 && sizeof(Scalar) == 4 ? 8 : 4;
   static constexpr int cols = is_host_space<Space>() ? 2 * simd::kHostVectorBytes / static_cast<int>(sizeof(Scalar))
                                                      : (sizeof(Scalar) == 4 ? 8 : 4);
   static_assert(kTileMultiple % cols == 0 && kTileMultiple % rows == 0, "tile multiple must hold a block");
