@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -25,6 +26,35 @@ int wait_for(pid_t pid) {
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? exit_code::kInterruptedBase + WTERMSIG(status) : -1;
+}
+
+// The argument (or environment) vector an exec call takes, built before any fork so the child
+// allocates nothing between fork and exec.
+class ExecVector {
+ public:
+  explicit ExecVector(std::vector<std::string> strings) : strings_(std::move(strings)) {
+    for (std::string& s : strings_) pointers_.push_back(s.data());
+    pointers_.push_back(nullptr);
+  }
+  char* const* get() const { return pointers_.data(); }
+
+ private:
+  std::vector<std::string> strings_;
+  std::vector<char*> pointers_;
+};
+
+// This process's environment with `extra` set over it.
+ExecVector environment_with(const std::vector<std::pair<std::string, std::string>>& extra) {
+  std::vector<std::string> entries;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('='));
+    const bool overridden =
+        std::any_of(extra.begin(), extra.end(), [&](const auto& kv) { return kv.first == name; });
+    if (!overridden) entries.push_back(entry);
+  }
+  for (const auto& [name, value] : extra) entries.push_back(name + "=" + value);
+  return ExecVector(std::move(entries));
 }
 
 extern "C" void forward_signal(int sig) {
@@ -50,10 +80,7 @@ std::optional<int> run_child(const std::string& executable, const std::vector<st
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
-  std::vector<std::string> copy = args;
-  std::vector<char*> argv;
-  for (std::string& a : copy) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  const ExecVector argv(args);
   // Held until the child's pid is known, so a signal either stops everything before this child
   // starts or reaches the child.
   sigprocmask(SIG_BLOCK, &stop_signals, &previous);
@@ -70,7 +97,7 @@ std::optional<int> run_child(const std::string& executable, const std::vector<st
   if (pid == 0) {
     sigprocmask(SIG_SETMASK, &previous, nullptr);
     if (in_child) in_child();
-    ::execv(executable.c_str(), argv.data());
+    ::execv(executable.c_str(), argv.get());
     _exit(exit_code::kRuntimeError);
   }
   g_child = pid;
@@ -83,13 +110,21 @@ std::optional<int> run_child(const std::string& executable, const std::vector<st
 ProcessResult run_process(const std::vector<std::string>& argv, bool capture,
                           const std::vector<std::pair<std::string, std::string>>& extra_env) {
   ProcessResult result;
+  const ExecVector args(argv);
+  const ExecVector env = environment_with(extra_env);
   int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+  const auto close_pipes = [&] {
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
+      if (fd >= 0) close(fd);
+  };
   if (capture && (pipe(out_pipe) != 0 || pipe(err_pipe) != 0)) {
+    close_pipes();
     result.err = "cannot create a pipe";
     return result;
   }
   const pid_t pid = fork();
   if (pid < 0) {
+    close_pipes();
     result.err = "cannot fork";
     return result;
   }
@@ -102,11 +137,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, bool capture,
       close(err_pipe[0]);
       close(err_pipe[1]);
     }
-    for (const auto& [name, value] : extra_env) setenv(name.c_str(), value.c_str(), 1);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
+    execvpe(args.get()[0], args.get(), env.get());
     _exit(127);
   }
   if (capture) {
@@ -139,12 +170,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, bool capture,
 }
 
 std::string replace_process(const std::string& executable, const std::vector<std::string>& args) {
-  std::vector<std::string> copy = args;
-  std::vector<char*> argv;
-  for (std::string& s : copy) argv.push_back(s.data());
-  argv.push_back(nullptr);
+  const ExecVector argv(args);
   std::cout.flush();
-  execv(executable.c_str(), argv.data());
+  execv(executable.c_str(), argv.get());
   return "cannot run " + executable + ": " + std::strerror(errno);
 }
 

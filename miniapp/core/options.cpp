@@ -2,6 +2,7 @@
 
 #include "miniapp/core/exit_codes.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <iostream>
@@ -56,10 +57,12 @@ void OptionParser::parse(int argc, char** argv, int first) const {
       operands_(arg);
       continue;
     }
-    bool handed_over = false;
-    for (const auto& [prefix, on] : prefixed_)
-      if (!handed_over && arg.rfind(prefix, 0) == 0) on(arg), handed_over = true;
-    if (handed_over) continue;
+    const auto taker = std::find_if(prefixed_.begin(), prefixed_.end(),
+                                    [&](const auto& p) { return arg.rfind(p.first, 0) == 0; });
+    if (taker != prefixed_.end()) {
+      taker->second(arg);
+      continue;
+    }
     const auto eq = arg.find('=');
     const bool long_form = arg[1] == '-';
     const std::string name = long_form && eq != std::string::npos ? arg.substr(0, eq) : arg;

@@ -20,6 +20,13 @@ struct TypeTag {
   using type = T;
 };
 
+// True where the space computes in memory the host can address directly, so a mirror
+// of its Views is the same allocation and a "copy" moves nothing.
+template <class Space>
+constexpr bool is_host_space() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+}
+
 namespace detail {
 template <class... A, class... B>
 TypeList<A..., B...> concat(TypeList<A...>, TypeList<B...>);
@@ -36,16 +43,6 @@ struct Concat<L1, L2, Rest...> {
 
 template <class L>
 struct DeviceOnly;
-}  // namespace detail
-
-// True where the space computes in memory the host can address directly, so a mirror
-// of its Views is the same allocation and a "copy" moves nothing.
-template <class Space>
-constexpr bool is_host_space() {
-  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
-}
-
-namespace detail {
 template <class... S>
 struct DeviceOnly<TypeList<S...>> {
   using type = typename Concat<TypeList<>, std::conditional_t<is_host_space<S>(), TypeList<>, TypeList<S>>...>::type;

@@ -10,6 +10,13 @@ using namespace miniapp;
 
 namespace {
 
+// Runs `parser` over `args` as a command line (args[0] being the program).
+void parse_line(const OptionParser& parser, std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  parser.parse(static_cast<int>(argv.size()), argv.data());
+}
+
 struct Parsed {
   bool quiet = false;
   std::string output;
@@ -20,14 +27,12 @@ struct Parsed {
 Parsed parse(std::vector<std::string> args, bool operands = true) {
   Parsed p;
   args.insert(args.begin(), "miniapp");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
   OptionParser parser;
   parser.flag("-q,--quiet", [&] { p.quiet = true; })
       .value("-o,--output", [&](const std::string& v) { p.output = v; })
       .prefixed("--kokkos-", [&](const std::string& a) { p.kokkos.push_back(a); });
   if (operands) parser.operands([&](const std::string& a) { p.operands.push_back(a); });
-  parser.parse(static_cast<int>(argv.size()), argv.data());
+  parse_line(parser, args);
   return p;
 }
 
@@ -79,13 +84,10 @@ TEST(OptionParser, RefusesWhatItCannotRead) {
 
 TEST(OptionParser, AHandlersUsageErrorEndsTheParse) {
   int seen = 0;
-  std::vector<std::string> args = {"miniapp", "--n", "0", "--n", "3"};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
   OptionParser parser;
   parser.value("--n", [&](const std::string& v) { seen = static_cast<int>(parse_whole_number("--n", v, 1, 10)); });
   try {
-    parser.parse(static_cast<int>(argv.size()), argv.data());
+    parse_line(parser, {"miniapp", "--n", "0", "--n", "3"});
     ADD_FAILURE() << "--n 0 was accepted";
   } catch (const UsageError& e) {
     EXPECT_EQ(std::string(e.what()), "--n: '0' is not a whole number from 1 to 10");

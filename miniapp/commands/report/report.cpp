@@ -16,7 +16,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -145,7 +144,7 @@ Arguments parse(int argc, char** argv) {
   auto passed_on = [&](const char* name, std::function<void(const std::string&)> keep) {
     return [&a, name, keep](const std::string& v) {
       a.passed_on.insert(a.passed_on.end(), {name, v});
-      if (keep) keep(v);
+      keep(v);
     };
   };
   OptionParser()
