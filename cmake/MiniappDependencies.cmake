@@ -1,6 +1,6 @@
 # Finds the dependencies the way HPC codes do (find_package, honouring Kokkos_ROOT,
 # KokkosKernels_ROOT, CMAKE_PREFIX_PATH) and gives each one a single target name:
-#   miniapp::kokkos, miniapp::kokkoskernels, miniapp::yaml-cpp
+#   miniapp::kokkos, miniapp::kokkoskernels, miniapp::vendor-solvers, miniapp::yaml-cpp, miniapp::mpi
 
 find_package(Kokkos REQUIRED)
 add_library(miniapp_kokkos INTERFACE)
@@ -123,7 +123,28 @@ else()
 endif()
 add_library(miniapp::yaml-cpp ALIAS miniapp_yaml_cpp)
 
+# MPI, for runs split across ranks (miniapp/core/ranks.*): MINIAPP_WITH_MPI=AUTO (default) uses it
+# where found, ON requires it, OFF leaves it out (the mini-app then runs as one process, exactly as
+# it does under MPI without a launcher). Only MPI's C interface is used.
+set(MINIAPP_WITH_MPI AUTO CACHE STRING "Use MPI: AUTO (where found), ON (required), OFF")
+set_property(CACHE MINIAPP_WITH_MPI PROPERTY STRINGS AUTO ON OFF)
+add_library(miniapp_mpi INTERFACE)
+set(MINIAPP_HAVE_MPI 0)
+set(MPI_CXX_SKIP_MPICXX ON CACHE BOOL "The C++ bindings of MPI-2 are not used")
+if(MINIAPP_WITH_MPI STREQUAL "ON")
+  find_package(MPI REQUIRED COMPONENTS CXX)
+elseif(MINIAPP_WITH_MPI STREQUAL "AUTO")
+  find_package(MPI QUIET COMPONENTS CXX)
+endif()
+if(MPI_CXX_FOUND AND NOT MINIAPP_WITH_MPI STREQUAL "OFF")
+  target_link_libraries(miniapp_mpi INTERFACE MPI::MPI_CXX)
+  set(MINIAPP_HAVE_MPI 1)
+endif()
+target_compile_definitions(miniapp_mpi INTERFACE MINIAPP_HAVE_MPI=${MINIAPP_HAVE_MPI})
+add_library(miniapp::mpi ALIAS miniapp_mpi)
+
 message(STATUS "miniapp: Kokkos ${Kokkos_VERSION} (${Kokkos_DIR}), devices: ${Kokkos_DEVICES}")
 message(STATUS "miniapp: Kokkos Kernels ${KokkosKernels_VERSION} via ${MINIAPP_KOKKOSKERNELS_TARGET}")
 message(STATUS "miniapp: vendor solvers: LAPACK ${MINIAPP_HAVE_HOST_LAPACK} (${MINIAPP_HOST_BLAS_LIBRARY}), "
                "cuSOLVER ${MINIAPP_HAVE_CUSOLVER}, rocSOLVER ${MINIAPP_HAVE_ROCSOLVER}")
+message(STATUS "miniapp: MPI ${MINIAPP_HAVE_MPI} (${MPI_CXX_LIBRARIES}; ${MPIEXEC_EXECUTABLE})")

@@ -44,6 +44,7 @@ readonly PACKAGES=(
   libopenblas-openmp-dev liblapacke-dev
   dpkg-dev xz-utils ca-certificates
   python3 python3-jsonschema universal-ctags
+  libopenmpi-dev openmpi-bin
 )
 
 CACHE_ROOT="${MINIAPP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kokkos-miniapp}"

@@ -57,6 +57,9 @@ struct MeasurementSpec {
   std::uint64_t seed = 42;
   bool verify = true;
   std::optional<double> tolerance;
+  // The processes (MPI ranks) the measurement is split over, each computing its own part
+  // (core/ranks.hpp); 1 without MPI.
+  int ranks = 1;
 };
 
 // Seconds per repetition, phase by phase (warm-up excluded).

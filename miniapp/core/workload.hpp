@@ -24,6 +24,10 @@
 //       verify(std::optional<double> tolerance) -> Verification   against an independent
 //                                           reference, reading the host mirrors
 // and optionally
+//   Kernel(params, variant, size, ranks::Slice)   the constructor of a workload split across MPI
+//                                           ranks: this rank's part only (its own work(), its
+//                                           own verify()); without it a run of more than one
+//                                           rank refuses the workload
 //   static std::optional<std::string> refuse(const Params&, const MeasurementSpec&);
 //                                           a limit known before anything is allocated: why the
 //                                           measurement cannot run (the deck is then refused
@@ -35,6 +39,7 @@
 
 #include "miniapp/core/map_reader.hpp"
 #include "miniapp/core/measurement.hpp"
+#include "miniapp/core/ranks.hpp"
 #include "miniapp/core/spaces.hpp"
 
 #include <any>
@@ -121,6 +126,8 @@ class Workload {
   // Why the measurement cannot run, where a limit says so before anything is allocated (e.g. the
   // team scratch a variant needs); nothing when it can.
   virtual std::optional<std::string> refuse(const MeasurementSpec& spec, const std::any& params) const = 0;
+  // Whether a measurement can be split across MPI ranks (the kernel takes a ranks::Slice).
+  virtual bool splits_across_ranks() const = 0;
 };
 
 const std::vector<std::unique_ptr<Workload>>& workloads();
@@ -191,6 +198,12 @@ struct has_kernel<W, Space, std::void_t<typename W::template Kernel<double, Spac
     : std::is_constructible<typename W::template Kernel<double, Space>, const typename W::Params&, const std::string&,
                             std::size_t> {};
 
+// Kernel(params, variant, size, slice): the kernel computes one rank's part.
+template <class W, class Scalar, class Space>
+inline constexpr bool splits_across_ranks =
+    std::is_constructible_v<typename W::template Kernel<Scalar, Space>, const typename W::Params&, const std::string&,
+                            std::size_t, const ranks::Slice&>;
+
 template <class K, class Space, class = void>
 struct has_kernel_members : std::false_type {};
 template <class K, class Space>
@@ -250,8 +263,13 @@ class RegisteredWorkload final : public Workload {
     return W::footprint(std::any_cast<const Params&>(params), spec);
   }
   std::optional<std::string> refuse(const MeasurementSpec& spec, const std::any& params) const override {
+    if (spec.ranks > 1 && !splits_across_ranks())
+      return std::string("the ") + W::name + " workload is not split across MPI ranks; run it with one rank";
     if constexpr (contract::has_refuse<W>::value) return W::refuse(std::any_cast<const Params&>(params), spec);
     else return std::nullopt;
+  }
+  bool splits_across_ranks() const override {
+    return contract::splits_across_ranks<W, double, Kokkos::DefaultHostExecutionSpace>;
   }
 
   Measurement run(const MeasurementSpec& spec, const std::any& params) const override {

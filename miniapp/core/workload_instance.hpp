@@ -26,7 +26,10 @@ Measurement Instances<W, Space>::run(const MeasurementSpec& spec, const typename
     std::optional<typename W::template Kernel<Scalar, Space>> kernel;
     {
       const compat::ProfilingRegion region(spec.workload + "/" + spec.variant + "/allocate");
-      kernel.emplace(params, spec.variant, spec.size);
+      if constexpr (contract::splits_across_ranks<W, Scalar, Space>)
+        kernel.emplace(params, spec.variant, spec.size, ranks::Slice{ranks::rank(), spec.ranks});
+      else
+        kernel.emplace(params, spec.variant, spec.size);
     }
     return measure(*kernel, Space(), spec);
   };

@@ -1,8 +1,10 @@
 #include "miniapp/record/provenance.hpp"
 
+#include "miniapp/core/affinity.hpp"
 #include "miniapp/core/build_info.hpp"
 #include "miniapp/core/clock.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/ranks.hpp"
 #include "miniapp/core/spaces.hpp"
 
 #include <unistd.h>
@@ -73,6 +75,55 @@ Provenance collect_provenance(int argc, char** argv) {
   if (Kokkos::is_initialized()) p.gpu = gpu_in_use(p.command_line);
   p.started = now_iso8601();
   return p;
+}
+
+std::string cpu_list(const cpu_set_t& set) {
+  std::string list;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &set)) continue;
+    int last = cpu;
+    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) ++last;
+    list += (list.empty() ? "" : ",") + std::to_string(cpu) + (last > cpu ? "-" + std::to_string(last) : "");
+    cpu = last;
+  }
+  return list;
+}
+
+RankPlace this_rank_place(const Provenance& p) {
+  RankPlace place;
+  place.rank = ranks::rank();
+  place.local_rank = ranks::local_rank();
+  place.hostname = p.hostname;
+  place.cpus = cpu_list(process_cpus());
+  place.host_threads = p.host_threads;
+  if (p.gpu) {
+    place.gpu_device = p.gpu->device_id;
+    place.visible_devices = p.gpu->visible_devices;
+  }
+  return place;
+}
+
+std::vector<RankPlace> gather_rank_places(const RankPlace& mine) {
+  // One line of tab-separated fields per rank (no field holds a tab or a newline).
+  std::ostringstream line;
+  line << mine.rank << '\t' << mine.local_rank << '\t' << mine.hostname << '\t' << mine.cpus << '\t'
+       << mine.host_threads << '\t' << mine.gpu_device << '\t' << mine.visible_devices;
+  std::vector<RankPlace> places;
+  for (const std::string& text : ranks::gather(line.str())) {
+    std::istringstream in(text);
+    std::vector<std::string> f(7);
+    for (std::string& field : f) std::getline(in, field, '\t');
+    RankPlace r;
+    r.rank = std::stoi(f[0]);
+    r.local_rank = std::stoi(f[1]);
+    r.hostname = f[2];
+    r.cpus = f[3];
+    r.host_threads = std::stoi(f[4]);
+    r.gpu_device = std::stoi(f[5]);
+    r.visible_devices = f[6];
+    places.push_back(r);
+  }
+  return places;
 }
 
 }  // namespace miniapp

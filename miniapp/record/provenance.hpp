@@ -3,12 +3,24 @@
 
 #include "miniapp/core/device_info.hpp"
 
+#include <sched.h>
+
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace miniapp {
+
+// Where one MPI rank ran (the one process of a run without MPI is rank 0 of 1).
+struct RankPlace {
+  int rank = 0, local_rank = 0;
+  std::string hostname;
+  std::string cpus;      // its affinity mask as a CPU list, e.g. "0-3,8"
+  int host_threads = 0;  // concurrency of its default host execution space
+  int gpu_device = -1;   // the device it uses, among its visible devices; -1 without a device space
+  std::string visible_devices;
+};
 
 struct Provenance {
   std::vector<std::string> command_line;
@@ -21,8 +33,19 @@ struct Provenance {
   std::string host_threads_source;   // command line, deck, SLURM_CPUS_PER_TASK, environment, default
   int cpus_allowed = 0;              // CPUs in this process's affinity mask
   std::string started, finished;  // ISO 8601, UTC
-  std::optional<GpuInfo> gpu;     // the GPU in use and how it was chosen, where one is compiled in
+  std::optional<GpuInfo> gpu;     // the GPU in use and how it was chosen, where one is compiled in (rank 0's)
+  std::string launcher;           // "mpirun", "srun", ...; empty when not started as MPI ranks
+  std::vector<RankPlace> ranks;   // every rank, in rank order
 };
+
+// This process's place (its rank, host, CPUs, threads and GPU) in the provenance p describes.
+RankPlace this_rank_place(const Provenance& p);
+
+// Every rank's place, in rank order, on rank 0 (nothing elsewhere). A collective.
+std::vector<RankPlace> gather_rank_places(const RankPlace& mine);
+
+// A CPU set as a list of ranges, "0-3,8".
+std::string cpu_list(const cpu_set_t& set);
 
 Provenance collect_provenance(int argc, char** argv);
 

@@ -46,6 +46,17 @@ void write_provenance(JsonWriter& j, const Provenance& p) {
     j.null();
   }
   j.field("started", p.started).field("finished", p.finished);
+  // Where each process ran: one entry without MPI, one per rank with it.
+  j.field("launcher", p.launcher);
+  j.key("ranks").begin_array();
+  for (const RankPlace& r : p.ranks) {
+    j.begin_object();
+    j.field("rank", r.rank).field("local_rank", r.local_rank).field("hostname", r.hostname).field("cpus", r.cpus);
+    j.field("host_threads", r.host_threads).field("gpu_device", r.gpu_device);
+    j.field("visible_devices", r.visible_devices);
+    j.end_object();
+  }
+  j.end_array();
   j.end_object();
 }
 

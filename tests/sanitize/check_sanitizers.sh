@@ -37,17 +37,20 @@ configure() {  # compiler flags cmake-args...
   local cache="$build/CMakeCache.txt"
   if [ -f "$cache" ] && grep -qx "Kokkos_ROOT:[A-Z]*=$prefix" "$cache" \
      && grep -qxF "CMAKE_CXX_FLAGS:STRING=$flags" "$cache" \
-     && grep -qx "CMAKE_BUILD_TYPE:[A-Z]*=Sanitize" "$cache"; then
+     && grep -qx "CMAKE_BUILD_TYPE:[A-Z]*=Sanitize" "$cache" \
+     && grep -qx "MINIAPP_WITH_MPI:STRING=OFF" "$cache"; then
     return 0
   fi
   echo "configuring $build"
   rm -rf "$build"
   mkdir -p "$build"
+  # Without MPI: the unit and e2e tests run no rank of an MPI job, so its test program would be
+  # built for nothing (the mpi label runs in the main build).
   # -O1 -g1: the sanitizers' usual level, with line numbers in reports; compiles faster than -O2.
   if ! cmake -S "$SRC" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -g1" \
          -DCMAKE_CXX_COMPILER="$cxx" \
          -DCMAKE_CXX_FLAGS="$flags" -DKokkos_ROOT="$prefix" -DKokkosKernels_ROOT="$prefix" \
-         -DMINIAPP_ENABLE_BENCHMARKS=OFF "$@" >"$build/configure.log" 2>&1; then
+         -DMINIAPP_ENABLE_BENCHMARKS=OFF -DMINIAPP_WITH_MPI=OFF "$@" >"$build/configure.log" 2>&1; then
     relay <"$build/configure.log"
     rm -rf "$build"
     fail "configuring the $MODE build failed"

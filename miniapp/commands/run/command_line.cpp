@@ -19,6 +19,10 @@ Runs every case of the YAML deck on the requested Kokkos execution spaces and mi
 policies, verifies each result, prints a table per case and writes results.json,
 results.csv and benchmark.json into the output directory.
 
+Under MPI (mpirun -np N miniapp DECK.yaml, or srun) each rank computes its own part of every
+measurement (the workloads --list marks as split), each phase is timed as the slowest rank's,
+every rank verifies its part, and rank 0 writes the results, with where each rank ran.
+
 options:
   -h, --help          show this help and exit
       --version       show version, git commit, compiler, Kokkos versions and spaces

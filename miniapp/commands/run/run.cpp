@@ -14,6 +14,7 @@
 #include "miniapp/core/interrupt.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/memory.hpp"
+#include "miniapp/core/ranks.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/core/workload.hpp"
 #include "miniapp/record/console.hpp"
@@ -27,6 +28,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -50,6 +52,8 @@ void print_list(std::ostream& os) {
   os << "workloads (size meaning; variants):\n";
   for (const auto& w : workloads()) {
     os << "  " << w->name() << ": " << w->summary() << "\n    size: " << w->size_meaning() << "\n";
+    os << "    MPI: " << (w->splits_across_ranks() ? "split across ranks" : "one rank only (not split across ranks)")
+       << "\n";
     for (const VariantInfo& v : w->variants()) {
       os << "    - " << v.name << ": " << v.summary;
       if (!v.unavailable_reason.empty()) os << " [unavailable: " << v.unavailable_reason << "]";
@@ -151,34 +155,87 @@ fs::path output_directory(const CommandLine& cli, const Deck& deck) {
                                           : fs::path(default_output_directory(deck.file));
 }
 
-int run(const CommandLine& cli, const Deck& deck, Provenance provenance) {
-  const std::vector<MeasurementSpec> plan = expand(deck);
-  const std::vector<std::string> limit_problems = check_limits(deck, plan);
-  if (!limit_problems.empty()) {
-    for (const std::string& p : limit_problems) std::cerr << p << "\n";
-    std::cerr << limit_problems.size() << " measurement(s) exceed a memory or space limit; nothing was run\n";
-    return exit_code::kBadInput;
-  }
+// Whether any rank refuses the plan (printing its problems): every rank checks its own memory,
+// and all run the plan or none does. A collective.
+bool over_limits_on_any_rank(const Deck& deck, const std::vector<MeasurementSpec>& plan) {
+  const std::vector<std::string> problems = check_limits(deck, plan);
+  const std::string on_rank = ranks::count() > 1 ? "rank " + std::to_string(ranks::rank()) + ": " : "";
+  for (const std::string& p : problems) std::cerr << on_rank << p << "\n";
+  if (!problems.empty())
+    std::cerr << on_rank << problems.size() << " measurement(s) exceed a memory or space limit; nothing was run\n";
+  return ranks::any(!problems.empty());
+}
 
+// --dry-run: the plan, with what each measurement allocates.
+void print_plan(const Deck& deck, const std::vector<MeasurementSpec>& plan, const Provenance& provenance) {
+  std::cout << "deck " << deck.file << ": " << deck.cases.size() << " case(s), " << plan.size() << " measurement(s), "
+            << provenance.host_threads << " host threads (" << provenance.host_threads_source << ")";
+  if (ranks::count() > 1) std::cout << ", split across " << ranks::count() << " MPI ranks";
+  std::cout << "\n";
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const Workload* w = find_workload(plan[i].workload);
+    const Footprint fp = w->footprint(plan[i], deck.cases[plan[i].case_index].params);
+    std::cout << "  [" << i + 1 << "] " << describe_measurement(plan[i]) << "  ("
+              << format_bytes(static_cast<double>(fp.space_bytes));
+    if (fp.host_only_bytes > 0) std::cout << " + " << format_bytes(static_cast<double>(fp.host_only_bytes)) << " host only";
+    std::cout << ")\n";
+  }
+}
+
+// The calibration of the plan's spaces into the record, or why it was skipped; an exit code when
+// the probe's own check failed and nothing may be measured.
+std::optional<int> calibrate(const CommandLine& cli, const std::vector<MeasurementSpec>& plan, const fs::path& out_dir,
+                             RunRecord& record) {
+  if (!cli.calibrate) {
+    record.calibration_skipped = "--no-calibrate";
+    return std::nullopt;
+  }
+  if (ranks::count() > 1) {
+    record.calibration_skipped = "not measured under MPI yet: " + std::to_string(ranks::count()) + " ranks";
+    return std::nullopt;
+  }
+  std::vector<std::string> spaces;
+  for (const std::string& s : compiled_space_names())
+    if (std::any_of(plan.begin(), plan.end(), [&](const MeasurementSpec& m) { return m.space == s; }))
+      spaces.push_back(s);
+  const Provenance& p = record.provenance;
+  const calibration::Key key{p.git_commit, p.hostname,   p.cpu_model, p.kokkos_version,
+                             p.gpu ? p.gpu->pci_bus_id : "", p.host_threads, p.cpus_allowed};
+  try {
+    const calibration::CacheFiles files{(out_dir / "calibration.json").string(), calibration::default_machine_cache(key)};
+    record.calibration =
+        calibration::calibrate(spaces, key, files, cli.quiet ? nullptr : &std::cerr, std::nullopt, cli.recalibrate);
+  } catch (const calibration::ProbeFailed& e) {
+    std::cerr << "\nminiapp: calibration probe failed: " << e.what() << "; nothing was measured\n";
+    return exit_code::kVerificationFailed;
+  } catch (const Interrupted&) {
+    // The signal stays pending: the run loop ends at once and writes the results as interrupted.
+    record.calibration_skipped = "interrupted during the calibration probe";
+  }
+  return std::nullopt;
+}
+
+int run(const CommandLine& cli, const Deck& deck, Provenance provenance) {
+  std::vector<MeasurementSpec> plan = expand(deck);
+  for (MeasurementSpec& m : plan) m.ranks = ranks::count();
+  const bool root = ranks::is_root();
+  if (over_limits_on_any_rank(deck, plan)) return exit_code::kBadInput;
   if (cli.dry_run) {
-    std::cout << "deck " << deck.file << ": " << deck.cases.size() << " case(s), " << plan.size()
-              << " measurement(s), " << provenance.host_threads << " host threads (" << provenance.host_threads_source
-              << ")\n";
-    for (std::size_t i = 0; i < plan.size(); ++i) {
-      const Workload* w = find_workload(plan[i].workload);
-      const Footprint fp = w->footprint(plan[i], deck.cases[plan[i].case_index].params);
-      std::cout << "  [" << i + 1 << "] " << describe_measurement(plan[i]) << "  ("
-                << format_bytes(static_cast<double>(fp.space_bytes));
-      if (fp.host_only_bytes > 0) std::cout << " + " << format_bytes(static_cast<double>(fp.host_only_bytes)) << " host only";
-      std::cout << ")\n";
-    }
+    if (root) print_plan(deck, plan, provenance);
     return exit_code::kAllVerified;
   }
 
+  // Rank 0 alone writes the results.
   const fs::path out_dir = output_directory(cli, deck);
-  fs::create_directories(out_dir);
-  if (!cli.quiet) warn_about_environment(deck);
-  if (!cli.quiet && provenance.gpu)
+  std::error_code unwritable;
+  if (root) fs::create_directories(out_dir, unwritable);
+  if (ranks::any(bool(unwritable))) {
+    if (root) std::cerr << "miniapp: error: cannot create " << out_dir.string() << ": " << unwritable.message() << "\n";
+    return exit_code::kRuntimeError;
+  }
+  const bool quiet = cli.quiet || !root;
+  if (!quiet) warn_about_environment(deck);
+  if (!quiet && provenance.gpu)
     std::cerr << "GPU: " << provenance.gpu->space << " device " << provenance.gpu->device_id << " ("
               << provenance.gpu->name << ", " << provenance.gpu->pci_bus_id << "), visible devices "
               << provenance.gpu->visible_devices << ", chosen by " << provenance.gpu->selected_by << "\n";
@@ -191,35 +248,52 @@ int run(const CommandLine& cli, const Deck& deck, Provenance provenance) {
     if (deck.write_csv) write_atomically((out_dir / "results.csv").string(), to_csv(r));
     write_atomically((out_dir / "benchmark.json").string(), to_benchmark_json(r));
   };
-  if (cli.calibrate) {
-    std::vector<std::string> spaces;
-    for (const std::string& s : compiled_space_names())
-      if (std::any_of(plan.begin(), plan.end(), [&](const MeasurementSpec& m) { return m.space == s; }))
-        spaces.push_back(s);
-    const Provenance& p = record.provenance;
-    const calibration::Key key{p.git_commit, p.hostname,   p.cpu_model, p.kokkos_version,
-                               p.gpu ? p.gpu->pci_bus_id : "", p.host_threads, p.cpus_allowed};
-    try {
-      const calibration::CacheFiles files{(out_dir / "calibration.json").string(),
-                                          calibration::default_machine_cache(key)};
-      record.calibration = calibration::calibrate(spaces, key, files, cli.quiet ? nullptr : &std::cerr, std::nullopt,
-                                                  cli.recalibrate);
-    } catch (const calibration::ProbeFailed& e) {
-      std::cerr << "\nminiapp: calibration probe failed: " << e.what() << "; nothing was measured\n";
-      return exit_code::kVerificationFailed;
-    } catch (const Interrupted&) {
-      // The signal stays pending: the run loop ends at once and writes the results as interrupted.
-      record.calibration_skipped = "interrupted during the calibration probe";
-    }
-  } else {
-    record.calibration_skipped = "--no-calibrate";
-  }
+  if (const std::optional<int> stop = calibrate(cli, plan, out_dir, record)) return *stop;
   auto measure = [&](const MeasurementSpec& spec) {
     return find_workload(spec.workload)->run(spec, deck.cases[spec.case_index].params);
   };
   const int code = run_plan(plan, record, measure, save, cli.quiet);
-  if (!cli.quiet) std::cout << "\nresults: " << (out_dir / "results.json").string() << "\n";
+  if (!quiet) std::cout << "\nresults: " << (out_dir / "results.json").string() << "\n";
   return code;
+}
+
+// A deck with several thread counts: one process per count, each into threads-<N>/.
+int start_thread_sweep(const CommandLine& cli, const Deck& deck, int argc, char** argv) {
+  const fs::path out_dir = output_directory(cli, deck);
+  std::error_code error;
+  fs::create_directories(out_dir, error);
+  if (error) {
+    std::cerr << "miniapp: error: cannot create " << out_dir.string() << ": " << error.message() << "\n";
+    return exit_code::kRuntimeError;
+  }
+  return run_thread_sweep(deck.threads, std::vector<std::string>(argv, argv + argc), out_dir.string(), cli.quiet);
+}
+
+// Kokkos started with the --kokkos-* arguments only (so its own --help handling never fires),
+// where this process runs recorded, then the run.
+int run_in_kokkos(const CommandLine& cli, const Deck& deck, const std::string& threads_source, int argc, char** argv) {
+  std::vector<std::string> kokkos_args = cli.kokkos_args;
+  std::vector<char*> kokkos_argv = {argv[0]};
+  for (std::string& a : kokkos_args) kokkos_argv.push_back(a.data());
+  int kokkos_argc = static_cast<int>(kokkos_argv.size());
+  kokkos_argv.push_back(nullptr);
+  const int allowed = cpus_allowed();
+  try {
+    Kokkos::ScopeGuard guard(kokkos_argc, kokkos_argv.data());
+    Provenance provenance = collect_provenance(argc, argv);
+    provenance.host_threads = static_cast<int>(Kokkos::DefaultHostExecutionSpace().concurrency());
+    provenance.host_threads_source = threads_source;
+    provenance.cpus_allowed = allowed;
+    provenance.launcher = ranks::launcher();
+    provenance.ranks = gather_rank_places(this_rank_place(provenance));
+    if (!cli.quiet && ranks::is_root()) warn_about_threads(provenance);
+    return run(cli, deck, std::move(provenance));
+  } catch (const std::exception& e) {
+    std::cerr << "miniapp: error: " << e.what() << "\n";
+    // Another rank may be waiting in a collective this one will never reach.
+    if (ranks::count() > 1) ranks::abort(exit_code::kRuntimeError);
+    return exit_code::kRuntimeError;
+  }
 }
 
 }  // namespace
@@ -244,16 +318,28 @@ int run_deck_command(int argc, char** argv) {
     return exit_code::kAllVerified;
   }
 
+  // Under an MPI launcher this process is one rank of the run (core/ranks.hpp); MPI starts
+  // before Kokkos and ends after it. Every rank reads the same deck, so all agree on what follows.
+  std::optional<ranks::Session> mpi;
+  try {
+    mpi.emplace(&argc, &argv);
+  } catch (const std::exception& e) {
+    std::cerr << "miniapp: error: " << e.what() << "\n";
+    return exit_code::kRuntimeError;
+  }
+  const bool root = ranks::is_root();
+
   // The deck is validated before Kokkos starts: a bad deck costs no device initialization.
   DeckResult loaded = load_deck_file(cli.deck, cli.overrides);
   if (!loaded.deck) {
+    if (!root) return exit_code::kBadInput;
     for (const Diagnostic& d : loaded.diagnostics.all()) std::cerr << format(d) << "\n";
     std::cerr << loaded.diagnostics.all().size() << " problem(s) in " << cli.deck << "; nothing was run\n";
     return exit_code::kBadInput;
   }
   if (!cli.case_selector.empty())
     if (const auto problem = select_case(*loaded.deck, cli.case_selector)) {
-      std::cerr << "miniapp: " << *problem << "; nothing was run\n";
+      if (root) std::cerr << "miniapp: " << *problem << "; nothing was run\n";
       return exit_code::kBadInput;
     }
   // From here on a signal is remembered and ends the run with its finished results saved; a file
@@ -261,39 +347,17 @@ int run_deck_command(int argc, char** argv) {
   install_interrupt_handlers();
   std::signal(SIGXFSZ, SIG_IGN);
   const std::string threads_source = choose_host_threads(cli, *loaded.deck);
+  if (threads_source == "deck thread sweep" && ranks::count() > 1) {
+    if (root)
+      std::cerr << "miniapp: a thread sweep starts one process per thread count and cannot run as MPI ranks; "
+                   "give the deck one thread count (threads: N, or --kokkos-num-threads=N) per run; nothing was run\n";
+    return exit_code::kBadInput;
+  }
   if (threads_source == "deck thread sweep") {
     std::cerr << "thread sweep over " << loaded.deck->threads.size() << " host thread counts: one run each\n";
-    if (!cli.dry_run) {
-      const fs::path out_dir = output_directory(cli, *loaded.deck);
-      std::error_code error;
-      fs::create_directories(out_dir, error);
-      if (error) {
-        std::cerr << "miniapp: error: cannot create " << out_dir.string() << ": " << error.message() << "\n";
-        return exit_code::kRuntimeError;
-      }
-      return run_thread_sweep(loaded.deck->threads, std::vector<std::string>(argv, argv + argc), out_dir.string(),
-                              cli.quiet);
-    }
+    if (!cli.dry_run) return start_thread_sweep(cli, *loaded.deck, argc, argv);
   }
-
-  // Only the --kokkos-* arguments reach Kokkos, so its own --help handling never fires.
-  std::vector<char*> kokkos_argv = {argv[0]};
-  for (std::string& a : cli.kokkos_args) kokkos_argv.push_back(a.data());
-  int kokkos_argc = static_cast<int>(kokkos_argv.size());
-  kokkos_argv.push_back(nullptr);
-  const int allowed = cpus_allowed();
-  try {
-    Kokkos::ScopeGuard guard(kokkos_argc, kokkos_argv.data());
-    Provenance provenance = collect_provenance(argc, argv);
-    provenance.host_threads = static_cast<int>(Kokkos::DefaultHostExecutionSpace().concurrency());
-    provenance.host_threads_source = threads_source;
-    provenance.cpus_allowed = allowed;
-    if (!cli.quiet) warn_about_threads(provenance);
-    return run(cli, *loaded.deck, std::move(provenance));
-  } catch (const std::exception& e) {
-    std::cerr << "miniapp: error: " << e.what() << "\n";
-    return exit_code::kRuntimeError;
-  }
+  return run_in_kokkos(cli, *loaded.deck, threads_source, argc, argv);
 }
 
 }  // namespace miniapp

@@ -22,6 +22,13 @@ using SaveFunction = std::function<void(const RunRecord&)>;
 // arrived at any point, verification and saving included; a signal ends it "interrupted" with
 // 128+N, a failed save "failed" with 3 (the previous files stay as they were). Progress goes to
 // stderr and each case's table to stdout unless quiet. record.deck must be set.
+// One measurement of every rank (core/ranks.hpp) as one of the whole problem: each phase's time the
+// slowest rank's, work and bytes moved summed, verification passed only where every rank's part
+// passed (the first failing rank's detail). A collective: every rank calls it. One rank: m itself.
+Measurement combine_over_ranks(Measurement m);
+
+// Under MPI every rank runs the plan, each measuring its part; rank 0 alone saves and prints, and a
+// signal or an error on any rank ends the run on all of them between measurements.
 int run_plan(const std::vector<MeasurementSpec>& plan, RunRecord& record, const MeasureFunction& measure,
              const SaveFunction& save, bool quiet);
 

@@ -324,21 +324,23 @@ void gemm(const Space& space, const Points& points, const Norms& norms, const Ou
 }
 
 // Per-row reductions without the matrix: the nearest other point (distance and index) and the
-// sum of the distances, O(N) memory.
+// sum of the distances, O(N) memory. Rows [row0, row0 + rows) against all N points, row i into
+// element i - row0: the whole problem, or one rank's part of it (each row is computed the same
+// way wherever it is, so the parts together equal the whole bit for bit).
 template <class Space, class Points, class Nearest, class Index, MINIAPP_KERNEL_UNIT>
 void row_min(const Space& space, const Points& points, const Nearest& nearest, const Index& index, int dim,
-             bool squared) {
+             bool squared, std::int64_t row0, std::int64_t rows) {
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
   using Scalar = typename Nearest::non_const_value_type;
   using MinLoc = Kokkos::MinLoc<Scalar, std::int64_t>;
   const auto n = static_cast<std::int64_t>(points.extent(0));
   constexpr int per_team = Shape<Space>::rows_per_team;
   Kokkos::parallel_for(
-      "distance::row-min", row_policy(space, n, per_team), KOKKOS_LAMBDA(const Member& team) {
+      "distance::row-min", row_policy(space, rows, per_team), KOKKOS_LAMBDA(const Member& team) {
         const std::int64_t first = std::int64_t(team.league_rank()) * per_team;
-        const std::int64_t count = first + per_team <= n ? per_team : n - first;
+        const std::int64_t count = first + per_team <= rows ? per_team : rows - first;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const std::int64_t r) {
-          const std::int64_t i = first + r;
+          const std::int64_t i = row0 + first + r;
           typename MinLoc::value_type best;
           reduce_columns<Space, typename MinLoc::value_type>(
               team, n, MinLoc(best),
@@ -355,26 +357,27 @@ void row_min(const Space& space, const Points& points, const Nearest& nearest, c
               });
           Kokkos::single(Kokkos::PerThread(team), [&] {
             const bool found = best.loc >= 0 && best.loc < n;
-            nearest(i) = !found ? Kokkos::reduction_identity<Scalar>::min()
-                                : (squared ? best.val : compat::math::sqrt(best.val));
-            index(i) = found ? best.loc : -1;
+            nearest(i - row0) = !found ? Kokkos::reduction_identity<Scalar>::min()
+                                       : (squared ? best.val : compat::math::sqrt(best.val));
+            index(i - row0) = found ? best.loc : -1;
           });
         });
       });
 }
 
 template <class Space, class Points, class Sums, MINIAPP_KERNEL_UNIT>
-void row_sum(const Space& space, const Points& points, const Sums& sums, int dim, bool squared) {
+void row_sum(const Space& space, const Points& points, const Sums& sums, int dim, bool squared, std::int64_t row0,
+             std::int64_t rows) {
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
   using Scalar = typename Sums::non_const_value_type;
   const auto n = static_cast<std::int64_t>(points.extent(0));
   constexpr int per_team = Shape<Space>::rows_per_team;
   Kokkos::parallel_for(
-      "distance::row-sum", row_policy(space, n, per_team), KOKKOS_LAMBDA(const Member& team) {
+      "distance::row-sum", row_policy(space, rows, per_team), KOKKOS_LAMBDA(const Member& team) {
         const std::int64_t first = std::int64_t(team.league_rank()) * per_team;
-        const std::int64_t count = first + per_team <= n ? per_team : n - first;
+        const std::int64_t count = first + per_team <= rows ? per_team : rows - first;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const std::int64_t r) {
-          const std::int64_t i = first + r;
+          const std::int64_t i = row0 + first + r;
           // Summed in double: N terms of one sign, so the sum keeps the entries' relative accuracy.
           double total = 0;
           reduce_columns<Space, double>(
@@ -387,7 +390,7 @@ void row_sum(const Space& space, const Points& points, const Sums& sums, int dim
                 }
                 acc += static_cast<double>(squared ? s : compat::math::sqrt(s));
               });
-          Kokkos::single(Kokkos::PerThread(team), [&] { sums(i) = static_cast<Scalar>(total); });
+          Kokkos::single(Kokkos::PerThread(team), [&] { sums(i - row0) = static_cast<Scalar>(total); });
         });
       });
 }

@@ -130,13 +130,27 @@ struct Description {
   static Variant variant(const std::string& name) { return variant_id(variant_table(), name, "distance"); }
   static std::vector<VariantInfo> variants() { return variant_infos(variant_table()); }
 
+  // The row outputs are split across MPI ranks (each rank holds every point and its own rows);
+  // the matrix is not yet.
+  static std::optional<std::string> refuse(const Params& p, const MeasurementSpec& spec) {
+    if (spec.ranks > 1 && p.output == Output::Matrix)
+      return "output: matrix is not split across MPI ranks yet (row_min and row_sum are); run it with one rank";
+    return std::nullopt;
+  }
+
+  // Rows of the rank that holds the most.
+  static std::size_t own_rows(const MeasurementSpec& spec) {
+    const auto [begin, end] = ranks::Slice{0, spec.ranks}.range(spec.size);
+    return end - begin;
+  }
+
   static Footprint footprint(const Params& p, const MeasurementSpec& spec) {
     const std::size_t s = scalar_bytes(spec.precision);
     const std::size_t n = spec.size;
     const std::size_t points = 2 * n * static_cast<std::size_t>(p.dim) * s;  // as given, coordinate-major
     switch (p.output) {
-      case Output::RowMin: return {points + n * (s + sizeof(std::int64_t)), 0};
-      case Output::RowSum: return {points + n * s, 0};
+      case Output::RowMin: return {points + own_rows(spec) * (s + sizeof(std::int64_t)), 0};
+      case Output::RowSum: return {points + own_rows(spec) * s, 0};
       default: break;
     }
     const BlockPlan plan = plan_blocks(p, n, s, budget_for(p, spec.space, is_host_space_name(spec.space)));

@@ -4,6 +4,7 @@
 
 #include "miniapp/core/field.hpp"
 #include "miniapp/core/measurement.hpp"
+#include "miniapp/core/ranks.hpp"
 #include "miniapp/workloads/distance/kernels.hpp"
 #include "miniapp/workloads/distance/params.hpp"
 #include "miniapp/workloads/distance/reference.hpp"
@@ -13,7 +14,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace miniapp::distance {
@@ -26,19 +29,24 @@ class Kernel {
  public:
   using HostMatrix = Kokkos::View<Scalar**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
 
-  Kernel(const Params& p, const std::string& variant, std::size_t n)
+  // The whole problem, or with `slice` one MPI rank's rows of the row outputs (every rank holds
+  // every point).
+  Kernel(const Params& p, const std::string& variant, std::size_t n, const ranks::Slice& slice = {})
       : params_(p),
         variant_(Description::variant(variant)),
         n_(n),
+        rows_(slice.range(n)),
         plan_(plan_blocks(p, n, sizeof(Scalar), budget_for(p, space_name<Space>(), is_host_space<Space>()))),
         points_("points", n, p.dim),
         coordinates_("points (coordinate-major)", reads_coordinates() ? n : 0, p.dim),
         distances_("distances", matrix_rows(false), matrix_rows(false)),
         streamed_("distances (streamed to host)", matrix_rows(true), matrix_rows(true)),
-        nearest_("nearest distance", p.output == Output::RowMin ? n : 0),
-        nearest_index_("nearest index", p.output == Output::RowMin ? n : 0),
-        row_sums_("row sum", p.output == Output::RowSum ? n : 0),
+        nearest_("nearest distance", p.output == Output::RowMin ? own_rows() : 0),
+        nearest_index_("nearest index", p.output == Output::RowMin ? own_rows() : 0),
+        row_sums_("row sum", p.output == Output::RowSum ? own_rows() : 0),
         norms_("norms", p.output == Output::Matrix && variant_ == Variant::Gemm ? n : 0) {
+    if (slice.count > 1 && p.output == Output::Matrix)
+      throw std::invalid_argument("distance: output: matrix is not split across MPI ranks");
     if (plan_.chunked) {
       instances_ = std::make_unique<compat::ConcurrentInstances<Space>>(Space());
       const std::size_t buffers = overlaps() ? kBlockBuffers : 1;
@@ -62,9 +70,11 @@ class Kernel {
     const int dim = params_.dim;
     const bool squared = params_.squared;
     if (reads_coordinates()) kernels::coordinate_major(space, points_.device, coordinates_, dim);
+    const auto first = static_cast<std::int64_t>(rows_.first), own = static_cast<std::int64_t>(own_rows());
     if (params_.output == Output::RowMin)
-      return kernels::row_min(space, coordinates_, nearest_.device, nearest_index_.device, dim, squared);
-    if (params_.output == Output::RowSum) return kernels::row_sum(space, coordinates_, row_sums_.device, dim, squared);
+      return kernels::row_min(space, coordinates_, nearest_.device, nearest_index_.device, dim, squared, first, own);
+    if (params_.output == Output::RowSum)
+      return kernels::row_sum(space, coordinates_, row_sums_.device, dim, squared, first, own);
     if (variant_ == Variant::Gemm) kernels::squared_norms(space, points_.device, norms_, dim);
     const auto n = static_cast<std::int64_t>(n_);
     if (!plan_.chunked) {
@@ -98,10 +108,11 @@ class Kernel {
     const double n = static_cast<double>(n_), s = sizeof(Scalar), d = params_.dim;
     const double entries = n * n, points = static_cast<double>(points_.bytes());
     const double root = params_.squared ? 0 : 1;
+    const auto rows = static_cast<double>(own_rows());  // n unless split across ranks
     switch (params_.output) {
       case Output::RowMin:  // D subtractions, multiplications, additions and a comparison per pair
-        return {entries * (3.0 * d + 1.0) + n * root, points, n * (s + sizeof(std::int64_t))};
-      case Output::RowSum: return {entries * (3.0 * d + 1.0 + root), points, n * s};
+        return {rows * n * (3.0 * d + 1.0) + rows * root, points, rows * (s + sizeof(std::int64_t))};
+      case Output::RowSum: return {rows * n * (3.0 * d + 1.0 + root), points, rows * s};
       default: break;
     }
     WorkEstimate w;
@@ -123,7 +134,8 @@ class Kernel {
 
   Verification verify(std::optional<double> tolerance) const {
     if (params_.output != Output::Matrix)
-      return verify_rows<Scalar>(params_, points_.host, nearest_.host, nearest_index_.host, row_sums_.host, tolerance);
+      return verify_rows<Scalar>(params_, points_.host, nearest_.host, nearest_index_.host, row_sums_.host, tolerance,
+                                 rows_.first);
     return verify_matrix<Scalar>(params_, variant_, points_.host, matrix_host(), tolerance, layout_note());
   }
 
@@ -139,9 +151,13 @@ class Kernel {
   Field<std::int64_t*, Space>& nearest_index() { return nearest_index_; }
   Field<Scalar*, Space>& row_sums() { return row_sums_; }
   const BlockPlan& block_plan() const { return plan_; }
+  // The rows [first, second) of the row outputs this kernel computes.
+  std::pair<std::size_t, std::size_t> own_row_range() const { return rows_; }
   bool overlaps() const { return plan_.chunked && instances_ && instances_->concurrent() && variant_ != Variant::Gemm; }
 
  private:
+  std::size_t own_rows() const { return rows_.second - rows_.first; }
+
   // Every kernel but the gemm form of the matrix reads the coordinate-major copy.
   bool reads_coordinates() const { return !(params_.output == Output::Matrix && variant_ == Variant::Gemm); }
 
@@ -171,6 +187,7 @@ class Kernel {
   Params params_;
   Variant variant_;
   std::size_t n_;
+  std::pair<std::size_t, std::size_t> rows_;  // of the row outputs: all, or this rank's
   BlockPlan plan_;
   Field<Scalar**, Space> points_;
   Kokkos::View<Scalar**, Kokkos::LayoutLeft, typename Space::memory_space> coordinates_;

@@ -168,16 +168,19 @@ Verification verify_matrix(const Params& p, Variant variant, const Points& point
 
 // Row-min against the nearest other point of the reference (and the index against its own
 // distance); row-sum against the reference sum, which in double adds at most N roundings of the
-// sum to the entries' own.
+// sum to the entries' own. The outputs hold rows [row0, row0 + rows) (one rank's part), row i in
+// element i - row0.
 template <class Scalar, class Points, class Nearest, class Index, class Sums>
 Verification verify_rows(const Params& p, const Points& points, const Nearest& nearest, const Index& nearest_index,
-                         const Sums& row_sums, std::optional<double> tolerance) {
+                         const Sums& row_sums, std::optional<double> tolerance, std::size_t row0 = 0) {
   const std::size_t n = points.extent(0);
   const bool row_min = p.output == Output::RowMin;
+  const std::size_t own_rows = row_min ? nearest.extent(0) : row_sums.extent(0);
   const double accumulation = row_min ? 0.0 : static_cast<double>(n) * std::numeric_limits<double>::epsilon();
   ErrorTally tally(tolerance.value_or(default_tolerance<Scalar>(p.dim) + accumulation));
   const EntryBound<Scalar, Points> bound(p, false, points, tolerance);
-  const std::vector<std::size_t> rows = reference_rows(n);
+  std::vector<std::size_t> rows = reference_rows(own_rows);
+  for (std::size_t& i : rows) i += row0;
   for (std::size_t i : rows) {
     long double best = INFINITY, sum = 0;
     for (std::size_t j = 0; j < n; ++j) {
@@ -190,24 +193,26 @@ Verification verify_rows(const Params& p, const Points& points, const Nearest& n
       tally.compare(got, static_cast<double>(ref), bound.scale(static_cast<double>(ref)), [&] { return what; });
     };
     if (!row_min) {
-      check(row_sums(i), sum, "row sum(" + row + ")");
+      check(row_sums(i - row0), sum, "row sum(" + row + ")");
       continue;
     }
-    const std::int64_t index = nearest_index(i);
+    const std::int64_t index = nearest_index(i - row0);
     if (n == 1) {
       if (index != -1)
         tally.fail([&] { return "nearest index(0) = " + std::to_string(index) + ", expected -1 (no other point)"; });
       continue;
     }
-    check(nearest(i), best, "nearest distance(" + row + ")");
+    check(nearest(i - row0), best, "nearest distance(" + row + ")");
     if (index < 0 || static_cast<std::size_t>(index) >= n || static_cast<std::size_t>(index) == i)
       tally.fail([&] { return "nearest index(" + row + ") = " + std::to_string(index) + " is not another point"; });
     else
       check(static_cast<double>(reference_distance(points, i, static_cast<std::size_t>(index), p.dim, p.squared)), best,
             "distance to nearest index(" + row + ") = " + std::to_string(index));
   }
+  const std::string part =
+      own_rows == n ? "" : " of rows " + std::to_string(row0) + " to " + std::to_string(row0 + own_rows - 1);
   return tally.result("host long-double loops over all j", std::to_string(rows.size()) + " of " + std::to_string(n) +
-                                                               " rows checked (" + to_string(p.output) + ")");
+                                                               " rows checked" + part + " (" + to_string(p.output) + ")");
 }
 
 }  // namespace miniapp::distance

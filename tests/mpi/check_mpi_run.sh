@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The mini-app as the ranks of a real Open MPI job (mpirun -np 2, oversubscribed on a 2-core
+# machine, allowed as root), against the same deck on one rank:
+#   1. the split deck (distance row outputs) runs on 2 ranks: exit 0, every measurement verified
+#      by both ranks, the work of the whole problem (equal to one rank's run), each rank's host and
+#      CPUs recorded, one results set written by rank 0;
+#   2. a deck whose workload is not split is refused on 2 ranks before anything runs (exit 2);
+#   3. a verification failure on the ranks makes the job exit 1 with the results complete;
+#   4. SIGTERM to mpirun reaches both ranks: the job ends with the finished measurements kept and
+#      the results marked interrupted.
+#
+#   tests/mpi/check_mpi_run.sh BINARY SOURCE_DIR MPIEXEC
+set -uo pipefail
+
+BIN=$(realpath "${1:?usage: check_mpi_run.sh BINARY SOURCE_DIR MPIEXEC}")
+SRC=$(realpath "${2:?usage: check_mpi_run.sh BINARY SOURCE_DIR MPIEXEC}")
+MPIEXEC=${3:?usage: check_mpi_run.sh BINARY SOURCE_DIR MPIEXEC}
+PYTHON=/usr/bin/python3
+WORK=$(mktemp -d /tmp/miniapp-mpi-test.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+FAILURES=0
+fail() { echo "FAIL: $*"; FAILURES=$((FAILURES + 1)); }
+# Open MPI refuses root without these; 2 ranks on fewer cores need oversubscription.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMP_NUM_THREADS=1 OMP_PROC_BIND=false
+mpi() { timeout 300 "$MPIEXEC" -np 2 --bind-to none "$@"; }
+
+DECK=$SRC/input/distance-mpi-strong-scaling.yaml
+SMALL=(--sizes 200,333 -q)
+
+echo "== 1. the split deck on one rank and on two"
+"$BIN" "$DECK" "${SMALL[@]}" --no-calibrate -o "$WORK/one" || fail "one rank: exit $?"
+mpi "$BIN" "$DECK" "${SMALL[@]}" -o "$WORK/two" > "$WORK/two.out" 2>&1
+code=$?
+[ $code -eq 0 ] || { cat "$WORK/two.out"; fail "two ranks: exit $code"; }
+"$PYTHON" - "$WORK/one/results.json" "$WORK/two/results.json" <<'PY' || fail "two ranks' results"
+import json, sys
+one, two = (json.load(open(p)) for p in sys.argv[1:3])
+problems = []
+def expect(ok, what):
+    if not ok:
+        problems.append(what)
+expect(two["status"] == "complete", f"status {two['status']}")
+p1, p2 = one["provenance"], two["provenance"]
+expect(p1["launcher"] == "" and [r["rank"] for r in p1["ranks"]] == [0], f"one rank's places: {p1['ranks']}")
+expect(p2["launcher"] == "mpirun", f"launcher {p2['launcher']!r}")
+expect([r["rank"] for r in p2["ranks"]] == [0, 1], f"ranks {p2['ranks']}")
+expect(all(r["hostname"] == p2["hostname"] and r["cpus"] for r in p2["ranks"]), f"places {p2['ranks']}")
+expect(two["calibration_skipped"].startswith("not measured under MPI"), two.get("calibration_skipped"))
+expect(len(one["measurements"]) == len(two["measurements"]) > 0, "measurement counts differ")
+for a, b in zip(one["measurements"], two["measurements"]):
+    name = f"{b['case']} {b['size']} {b['space']} {b['policy']}"
+    v = b["verification"]
+    expect(v["passed"] and v["detail"].startswith("2 ranks, each checking its own part"), f"{name}: {v}")
+    # Both ranks' parts add up to the whole problem's work.
+    expect(abs(a["work"]["flops"] - b["work"]["flops"]) <= 1e-9 * a["work"]["flops"],
+           f"{name}: flops {b['work']['flops']} on 2 ranks, {a['work']['flops']} on one")
+for p in problems:
+    print("  " + p)
+sys.exit(1 if problems else 0)
+PY
+[ -f "$WORK/two/results.csv" ] || fail "two ranks wrote no results.csv"
+
+echo "== 2. a workload that is not split is refused on two ranks"
+mpi "$BIN" "$SRC/input/quickstart.yaml" --case matrix-power -o "$WORK/refused" > "$WORK/refused.out" 2>&1
+code=$?
+[ $code -eq 2 ] || fail "matrix on two ranks: exit $code, expected 2"
+grep -q "not split across MPI ranks" "$WORK/refused.out" || { cat "$WORK/refused.out"; fail "no reason given"; }
+[ ! -e "$WORK/refused/results.json" ] || fail "a refused deck wrote results"
+
+echo "== 3. a verification failure on the ranks: exit 1"
+cat > "$WORK/strict.yaml" <<YAML
+cases:
+  - name: too-strict
+    workload: distance
+    output: row-sum
+    sizes: 300
+    precision: float32
+    spaces: all
+    tolerance: 1.0e-30
+    repetitions: 1
+YAML
+mpi "$BIN" "$WORK/strict.yaml" -q --no-calibrate -o "$WORK/strict" > "$WORK/strict.out" 2>&1
+code=$?
+[ $code -eq 1 ] || { cat "$WORK/strict.out"; fail "a failed verification on two ranks: exit $code, expected 1"; }
+grep -q '"status": "complete"' "$WORK/strict/results.json" || fail "strict run not complete"
+
+echo "== 4. SIGTERM to mpirun reaches both ranks"
+cat > "$WORK/long.yaml" <<YAML
+cases:
+  - name: long
+    workload: distance
+    output: row-min
+    sizes: [400, 6000]
+    precision: float64
+    spaces: all
+    repetitions: 50
+YAML
+"$MPIEXEC" -np 2 --bind-to none "$BIN" "$WORK/long.yaml" -q --no-calibrate -o "$WORK/long" > "$WORK/long.out" 2>&1 &
+pid=$!
+for _ in $(seq 600); do
+  grep -q '"finished_measurements": [1-9]' "$WORK/long/results.json" 2>/dev/null && break
+  sleep 0.1
+done
+kill -TERM $pid
+for _ in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+if kill -0 $pid 2>/dev/null; then
+  fail "mpirun still running 30 s after SIGTERM"
+  kill -KILL $pid
+fi
+wait $pid
+code=$?
+echo "  mpirun exited $code after SIGTERM"
+[ $code -ne 0 ] || fail "an interrupted job exited 0"
+"$PYTHON" - "$WORK/long/results.json" <<'PY' || { cat "$WORK/long.out"; fail "interrupted results"; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+finished = r["finished_measurements"]
+ok = r["status"] == "interrupted" and 1 <= finished < r["planned_measurements"]
+print(f"  status {r['status']}, {finished} of {r['planned_measurements']} measurements kept")
+sys.exit(0 if ok else 1)
+PY
+pgrep -f "$WORK/long.yaml" > /dev/null && fail "a rank outlived the job"
+
+[ $FAILURES -eq 0 ] && echo "all MPI checks passed" || echo "$FAILURES MPI check(s) failed"
+[ $FAILURES -eq 0 ]

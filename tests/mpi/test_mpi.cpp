@@ -1,0 +1,200 @@
+// Run as two MPI ranks (tests/CMakeLists.txt: mpirun -np 2): the collectives, how a measurement of
+// every rank becomes one, how an error or a signal on one rank ends the run on both without a hang
+// (ctest's timeout bounds it), and the distance workload's rows split across the ranks, equal to
+// the whole problem bit for bit.
+
+#include "miniapp/commands/run/runner.hpp"
+#include "miniapp/core/exit_codes.hpp"
+#include "miniapp/core/interrupt.hpp"
+#include "miniapp/core/ranks.hpp"
+#include "miniapp/workloads/distance/problem.hpp"
+
+#include "../unit/kernel_helpers.hpp"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace miniapp;
+
+namespace {
+
+const int kRanks = 2;
+
+TEST(Ranks, TheLauncherStartedTwoRanksOfOneNode) {
+  ASSERT_TRUE(ranks::compiled());
+  ASSERT_EQ(ranks::count(), kRanks) << "run these tests with mpirun -np " << kRanks;
+  EXPECT_FALSE(ranks::launcher().empty());
+  EXPECT_EQ(ranks::local_rank(), ranks::rank());
+}
+
+TEST(Ranks, CollectivesCombineEveryRank) {
+  const int r = ranks::rank();
+  std::vector<double> max = {double(r), -double(r)}, min = max, sum = max;
+  ranks::max_in_place(max);
+  ranks::min_in_place(min);
+  ranks::sum_in_place(sum);
+  EXPECT_EQ(max, (std::vector<double>{1, 0}));
+  EXPECT_EQ(min, (std::vector<double>{0, -1}));
+  EXPECT_EQ(sum, (std::vector<double>{1, -1}));
+  EXPECT_EQ(ranks::max(10 * r), 10);
+  EXPECT_TRUE(ranks::any(r == 1));
+  EXPECT_FALSE(ranks::any(false));
+  EXPECT_EQ(ranks::broadcast("from rank " + std::to_string(r), 1), "from rank 1");
+  // Texts of different lengths, one of them empty, come back whole and in rank order.
+  const std::vector<std::string> gathered = ranks::gather(r == 0 ? "" : "rank one\there");
+  if (r == 0) EXPECT_EQ(gathered, (std::vector<std::string>{"", "rank one\there"}));
+  else EXPECT_TRUE(gathered.empty());
+}
+
+Measurement rank_measurement(bool passed) {
+  const int r = ranks::rank();
+  Measurement m;
+  m.seconds.compute = {1.0 + r, 2.0 - r};
+  m.seconds.total = m.seconds.compute;
+  m.seconds.generate = 0.5 * (r + 1);
+  m.work.flops = 10.0 * (r + 1);
+  m.bytes_one_time = 100;
+  m.verification.checked = true;
+  m.verification.passed = passed;
+  m.verification.max_rel_error = 0.1 * (r + 1);
+  m.verification.detail = "part " + std::to_string(r);
+  return m;
+}
+
+TEST(Ranks, AMeasurementIsTheSlowestRanksWithTheWorkOfAll) {
+  const Measurement m = combine_over_ranks(rank_measurement(true));
+  EXPECT_EQ(m.seconds.compute, (std::vector<double>{2.0, 2.0}));
+  EXPECT_EQ(m.seconds.generate, 1.0);
+  EXPECT_EQ(m.work.flops, 30.0);
+  EXPECT_EQ(m.bytes_one_time, 200u);
+  EXPECT_TRUE(m.verification.passed);
+  EXPECT_DOUBLE_EQ(m.verification.max_rel_error, 0.2);
+  EXPECT_EQ(m.verification.detail, "2 ranks, each checking its own part; rank 0: part 0");
+}
+
+TEST(Ranks, OneRanksFailedVerificationFailsTheMeasurementOnEvery) {
+  const Measurement m = combine_over_ranks(rank_measurement(ranks::rank() == 0));
+  EXPECT_FALSE(m.verification.passed);
+  EXPECT_EQ(m.verification.detail, "2 ranks, each checking its own part; rank 1: part 1");
+}
+
+// A plan of three measurements of a stand-in workload, run by the real run loop on both ranks.
+struct PlanRun {
+  Deck deck;
+  RunRecord record;
+  std::vector<MeasurementSpec> plan;
+  int saves = 0;
+  PlanRun() {
+    deck.cases.emplace_back();
+    deck.cases[0].name = "case";
+    record.deck = &deck;
+    for (int k = 0; k < 3; ++k) {
+      MeasurementSpec spec;
+      spec.workload = "stand-in";
+      spec.variant = "v";
+      spec.size = static_cast<std::size_t>(10 + k);
+      spec.ranks = kRanks;
+      plan.push_back(spec);
+    }
+    install_interrupt_handlers();
+    clear_interrupt_request();
+  }
+  int run(const MeasureFunction& measure) {
+    return run_plan(plan, record, measure, [&](const RunRecord&) { ++saves; }, true);
+  }
+};
+
+TEST(Ranks, AnErrorOnOneRankEndsTheRunOnEveryRank) {
+  PlanRun run;
+  const int code = run.run([](const MeasurementSpec& spec) {
+    if (spec.size == 11 && ranks::rank() == 1) throw std::runtime_error("cannot allocate");
+    return rank_measurement(true);
+  });
+  EXPECT_EQ(code, exit_code::kRuntimeError);
+  EXPECT_EQ(run.record.status, "failed");
+  EXPECT_EQ(run.record.error, "rank 1: cannot allocate");
+  EXPECT_EQ(run.record.measurements.size(), 1u);
+  // Rank 0 alone saves: at the start, after the one finished measurement, and at the end.
+  EXPECT_EQ(run.saves, ranks::rank() == 0 ? 3 : 0);
+}
+
+TEST(Ranks, ASignalToOneRankStopsEveryRank) {
+  PlanRun run;
+  const int code = run.run([](const MeasurementSpec& spec) {
+    if (spec.size == 11 && ranks::rank() == 0) std::raise(SIGTERM);
+    return rank_measurement(true);
+  });
+  EXPECT_EQ(code, exit_code::kInterruptedBase + SIGTERM);
+  EXPECT_EQ(run.record.status, "interrupted");
+  // The measurement during which the signal came finished and is kept; the third never started.
+  EXPECT_EQ(run.record.measurements.size(), 2u);
+  clear_interrupt_request();
+}
+
+TEST(Ranks, AllRanksFinishingMakesOneCompleteRun) {
+  PlanRun run;
+  const int code = run.run([](const MeasurementSpec&) { return rank_measurement(true); });
+  EXPECT_EQ(code, exit_code::kAllVerified);
+  EXPECT_EQ(run.record.status, "complete");
+  EXPECT_EQ(run.record.measurements.size(), 3u);
+}
+
+// The bytes of a Field's host mirror.
+template <class F>
+std::string bytes_of(const F& field) {
+  return std::string(reinterpret_cast<const char*>(field.host.data()), field.host.span() * sizeof(*field.host.data()));
+}
+
+// The row outputs of distance, split across the ranks: each rank's part verifies, and the parts
+// in rank order are the whole problem's outputs bit for bit, on every compiled space.
+template <class Scalar, class Space>
+void check_distance_rows(distance::Output output, const std::string& variant, std::size_t n) {
+  distance::Params p;
+  p.dim = 5;
+  p.output = output;
+  distance::Kernel<Scalar, Space> whole(p, variant, n), part(p, variant, n, ranks::this_slice());
+  whole.generate_inputs(7);
+  part.generate_inputs(7);
+  miniapp::testing::run_once(whole);
+  miniapp::testing::run_once(part);
+  const auto [begin, end] = part.own_row_range();
+  EXPECT_EQ(begin, ranks::rank() == 0 ? 0u : (n + 1) / 2);
+  EXPECT_EQ(end, ranks::rank() == 0 ? (n + 1) / 2 : n);
+  const Verification v = part.verify(std::nullopt);
+  EXPECT_TRUE(v.passed) << v.detail;
+  const std::string description = std::string(Space::name()) + " " + variant + " " + to_string(output);
+  auto compare = [&](const std::string& mine, const std::string& all, const char* what) {
+    const std::vector<std::string> parts = ranks::gather(mine);
+    if (ranks::rank() == 0) EXPECT_TRUE(parts[0] + parts[1] == all) << description << ": " << what << " differ";
+  };
+  if (output == distance::Output::RowMin) {
+    compare(bytes_of(part.nearest()), bytes_of(whole.nearest()), "nearest distances");
+    compare(bytes_of(part.nearest_index()), bytes_of(whole.nearest_index()), "nearest indices");
+  } else {
+    compare(bytes_of(part.row_sums()), bytes_of(whole.row_sums()), "row sums");
+  }
+}
+
+TEST(DistanceSplit, TheRanksRowsAreTheWholeProblemsBitForBit) {
+  for_each_type(TestedSpaces{}, [](auto tag) {
+    using Space = typename decltype(tag)::type;
+    for (distance::Output output : {distance::Output::RowMin, distance::Output::RowSum}) {
+      // An odd N: rank 0 holds one row more.
+      check_distance_rows<float, Space>(output, "direct", 301);
+      check_distance_rows<double, Space>(output, "direct", 301);
+    }
+  });
+}
+
+TEST(DistanceSplit, TheMatrixOutputIsRefusedOnMoreThanOneRank) {
+  distance::Params p;
+  EXPECT_THROW((distance::Kernel<double, Kokkos::DefaultHostExecutionSpace>(p, "direct", 16, ranks::this_slice())),
+               std::invalid_argument);
+}
+
+}  // namespace
