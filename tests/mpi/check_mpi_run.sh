@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The mini-app as the ranks of a real Open MPI job (mpirun -np 2, oversubscribed on a 2-core
 # machine, allowed as root), against the same deck on one rank:
-#   1. the split deck (distance row outputs) runs on 2 ranks: exit 0, every measurement verified
+#   1. a deck of what is split (distance row outputs, x ** y, batched solves) runs on 2 ranks: exit 0, every measurement verified
 #      by both ranks, the work of the whole problem (equal to one rank's run), each rank's host and
 #      CPUs recorded, one results set written by rank 0;
-#   2. a deck whose workload is not split is refused on 2 ranks before anything runs (exit 2);
+#   2. a deck of what is not split (GEMM, the dense solver) is refused on 2 ranks before anything
+#      runs (exit 2);
 #   3. a verification failure on the ranks makes the job exit 1 with the results complete;
 #   4. SIGTERM to mpirun reaches both ranks: the job ends with the finished measurements kept and
 #      the results marked interrupted.
@@ -25,12 +26,46 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 export OMP_NUM_THREADS=1 OMP_PROC_BIND=false
 mpi() { timeout 300 "$MPIEXEC" -np 2 --bind-to none "$@"; }
 
-DECK=$SRC/input/distance-mpi-strong-scaling.yaml
-SMALL=(--sizes 200,333 -q)
+# The cases of input/mpi-strong-scaling.yaml at sizes that take a second on two cores.
+DECK=$WORK/split.yaml
+cat > "$DECK" <<YAML
+cases:
+  - name: nearest-point
+    workload: distance
+    output: row-min
+    sizes: [200, 333]
+    precision: float32
+    spaces: all
+    policies: [host, all-resident]
+  - name: row-sum
+    workload: distance
+    output: row-sum
+    sizes: [333]
+    precision: float64
+    spaces: all
+    policies: [host, all-resident]
+  - name: power
+    workload: matrix
+    variant: elementwise
+    rows: 3
+    sizes: [1001]
+    precision: [float32, float64]
+    spaces: all
+    policies: [host, all-resident]
+  - name: batched-solves
+    workload: solver
+    variant: [batched-thread, batched-team]
+    systems: 301
+    sizes: [8, 12]
+    precision: [float32, float64]
+    spaces: all
+    policies: [host, all-resident]
+YAML
+"$BIN" "$SRC/input/mpi-strong-scaling.yaml" --dry-run > /dev/null || fail "the shipped scaling deck does not validate"
 
 echo "== 1. the split deck on one rank and on two"
-"$BIN" "$DECK" "${SMALL[@]}" --no-calibrate -o "$WORK/one" || fail "one rank: exit $?"
-mpi "$BIN" "$DECK" "${SMALL[@]}" -o "$WORK/two" > "$WORK/two.out" 2>&1
+"$BIN" "$DECK" -q --no-calibrate -o "$WORK/one" || fail "one rank: exit $?"
+mpi "$BIN" "$DECK" -q -o "$WORK/two" > "$WORK/two.out" 2>&1
 code=$?
 [ $code -eq 0 ] || { cat "$WORK/two.out"; fail "two ranks: exit $code"; }
 "$PYTHON" - "$WORK/one/results.json" "$WORK/two/results.json" <<'PY' || fail "two ranks' results"
@@ -61,12 +96,21 @@ sys.exit(1 if problems else 0)
 PY
 [ -f "$WORK/two/results.csv" ] || fail "two ranks wrote no results.csv"
 
-echo "== 2. a workload that is not split is refused on two ranks"
-mpi "$BIN" "$SRC/input/quickstart.yaml" --case matrix-power -o "$WORK/refused" > "$WORK/refused.out" 2>&1
-code=$?
-[ $code -eq 2 ] || fail "matrix on two ranks: exit $code, expected 2"
-grep -q "not split across MPI ranks" "$WORK/refused.out" || { cat "$WORK/refused.out"; fail "no reason given"; }
-[ ! -e "$WORK/refused/results.json" ] || fail "a refused deck wrote results"
+echo "== 2. what is not split is refused on two ranks"
+cat > "$WORK/dense.yaml" <<YAML
+cases:
+  - name: one-large-system
+    workload: solver
+    variant: dense-blocked
+    sizes: 64
+YAML
+for deck in "$SRC/input/matrix-gemm.yaml" "$WORK/dense.yaml"; do
+  mpi "$BIN" "$deck" -o "$WORK/refused" > "$WORK/refused.out" 2>&1
+  code=$?
+  [ $code -eq 2 ] || fail "$deck on two ranks: exit $code, expected 2"
+  grep -q "not split across MPI ranks" "$WORK/refused.out" || { cat "$WORK/refused.out"; fail "$deck: no reason given"; }
+  [ ! -e "$WORK/refused/results.json" ] || fail "$deck: a refused deck wrote results"
+done
 
 echo "== 3. a verification failure on the ranks: exit 1"
 cat > "$WORK/strict.yaml" <<YAML

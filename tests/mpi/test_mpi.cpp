@@ -8,6 +8,8 @@
 #include "miniapp/core/interrupt.hpp"
 #include "miniapp/core/ranks.hpp"
 #include "miniapp/workloads/distance/problem.hpp"
+#include "miniapp/workloads/matrix/matrix.hpp"
+#include "miniapp/workloads/solver/problem.hpp"
 
 #include "../unit/kernel_helpers.hpp"
 
@@ -17,6 +19,8 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 using namespace miniapp;
@@ -144,10 +148,27 @@ TEST(Ranks, AllRanksFinishingMakesOneCompleteRun) {
   EXPECT_EQ(run.record.measurements.size(), 3u);
 }
 
-// The bytes of a Field's host mirror.
+// The bytes of a Field's host mirror, first index slowest whatever the layout, so the parts of a
+// split (along the first index) concatenate to the whole.
 template <class F>
 std::string bytes_of(const F& field) {
-  return std::string(reinterpret_cast<const char*>(field.host.data()), field.host.span() * sizeof(*field.host.data()));
+  const auto& v = field.host;
+  using T = typename std::decay_t<decltype(v)>::non_const_value_type;
+  constexpr std::size_t rank = std::decay_t<decltype(v)>::rank;
+  std::string out;
+  auto put = [&](const T& x) { out.append(reinterpret_cast<const char*>(&x), sizeof(T)); };
+  for (std::size_t i = 0; i < v.extent(0); ++i) {
+    if constexpr (rank == 1) {
+      put(v(i));
+    } else {
+      for (std::size_t j = 0; j < v.extent(1); ++j) {
+        if constexpr (rank == 2) put(v(i, j));
+        else
+          for (std::size_t k = 0; k < v.extent(2); ++k) put(v(i, j, k));
+      }
+    }
+  }
+  return out;
 }
 
 // The row outputs of distance, split across the ranks: each rank's part verifies, and the parts
@@ -189,6 +210,101 @@ TEST(DistanceSplit, TheRanksRowsAreTheWholeProblemsBitForBit) {
       check_distance_rows<double, Space>(output, "direct", 301);
     }
   });
+}
+
+// The batched solves split across the ranks: each rank's systems verify (named by their place in
+// the whole batch), and the solutions and pivot flags in rank order are the whole batch's.
+template <class Scalar, class Space>
+void check_solver_systems(const std::string& variant, std::size_t n) {
+  solver::Params p;
+  p.systems = 301;
+  solver::Kernel<Scalar, Space> whole(p, variant, n), part(p, variant, n, ranks::this_slice());
+  whole.generate_inputs(11);
+  part.generate_inputs(11);
+  miniapp::testing::run_once(whole);
+  miniapp::testing::run_once(part);
+  const Verification v = part.verify(std::nullopt);
+  EXPECT_TRUE(v.passed) << v.detail;
+  const std::string description = std::string(Space::name()) + " " + variant + " n " + std::to_string(n);
+  auto compare = [&](const std::string& mine, const std::string& all, const char* what) {
+    const std::vector<std::string> parts = ranks::gather(mine);
+    if (ranks::rank() == 0) EXPECT_TRUE(parts[0] + parts[1] == all) << description << ": " << what << " differ";
+  };
+  // The inputs too: a rank's systems are generated as the whole batch's.
+  compare(bytes_of(part.matrices()), bytes_of(whole.matrices()), "matrices");
+  compare(bytes_of(part.solutions()), bytes_of(whole.solutions()), "solutions");
+  compare(bytes_of(part.info()), bytes_of(whole.info()), "pivot flags");
+}
+
+TEST(SolverSplit, TheRanksSystemsAreTheWholeBatchsBitForBit) {
+  for_each_type(TestedSpaces{}, [](auto tag) {
+    using Space = typename decltype(tag)::type;
+    for (const char* variant : {"batched-thread", "batched-team"}) {
+      check_solver_systems<float, Space>(variant, 8);
+      check_solver_systems<double, Space>(variant, 12);
+    }
+  });
+}
+
+TEST(SolverSplit, TheDenseVariantsAreRefusedOnMoreThanOneRank) {
+  solver::Params p;
+  EXPECT_THROW((solver::Kernel<double, Kokkos::DefaultHostExecutionSpace>(p, "dense-blocked", 16, ranks::this_slice())),
+               std::invalid_argument);
+}
+
+// The bytes of a Field's host mirror in memory order: the elementwise form splits its arrays'
+// memory, whatever their layout.
+template <class F>
+std::string span_bytes(const F& field) {
+  return std::string(reinterpret_cast<const char*>(field.host.data()), field.host.span() * sizeof(*field.host.data()));
+}
+
+// One computation, inputs in and outputs back (the kernel_helpers' run_once, for a KernelChoice).
+template <class Space, class K>
+void run_choice_once(K& k) {
+  for (Transferable* f : k.inputs()) f->copy_to_device();
+  Space space;
+  k.compute(space);
+  space.fence();
+  for (Transferable* f : k.outputs()) f->copy_to_host();
+}
+
+template <class Scalar, class Space>
+void check_elementwise(matrix::Operation op) {
+  matrix::Params p;
+  p.rows = 3;  // 3 x 1001 elements: the ranks hold 1502 and 1501, across a row boundary
+  p.op = op;
+  typename matrix::MatrixWorkload::template Kernel<Scalar, Space> whole(p, "elementwise", 1001), part(p, "elementwise", 1001, ranks::this_slice());
+  whole.generate_inputs(5);
+  part.generate_inputs(5);
+  run_choice_once<Space>(whole);
+  run_choice_once<Space>(part);
+  const Verification v = part.verify(std::nullopt);
+  EXPECT_TRUE(v.passed) << v.detail;
+  auto& mine = part.template get<matrix::Elementwise<Scalar, Space>>();
+  auto& all = whole.template get<matrix::Elementwise<Scalar, Space>>();
+  EXPECT_EQ(mine.own_elements().first, ranks::rank() == 0 ? 0u : 1502u);
+  for (auto [a, b, what] : {std::make_tuple(&mine.x(), &all.x(), "x"), std::make_tuple(&mine.y(), &all.y(), "y"),
+                            std::make_tuple(&mine.z(), &all.z(), "z")}) {
+    const std::vector<std::string> parts = ranks::gather(span_bytes(*a));
+    if (ranks::rank() == 0) EXPECT_TRUE(parts[0] + parts[1] == span_bytes(*b)) << Space::name() << ": " << what << " differ";
+  }
+}
+
+TEST(MatrixSplit, TheRanksElementsAreTheWholeArraysBitForBit) {
+  for_each_type(TestedSpaces{}, [](auto tag) {
+    using Space = typename decltype(tag)::type;
+    for (matrix::Operation op : {matrix::Operation::Power, matrix::Operation::Multiply}) {
+      check_elementwise<float, Space>(op);
+      check_elementwise<double, Space>(op);
+    }
+  });
+}
+
+TEST(MatrixSplit, GemmIsRefusedOnMoreThanOneRank) {
+  matrix::Params p;
+  EXPECT_THROW((matrix::MatrixWorkload::Kernel<double, Kokkos::DefaultHostExecutionSpace>(p, "gemm-tiled", 16, ranks::this_slice())),
+               std::invalid_argument);
 }
 
 TEST(DistanceSplit, TheMatrixOutputIsRefusedOnMoreThanOneRank) {

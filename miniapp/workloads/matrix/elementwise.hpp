@@ -4,6 +4,7 @@
 
 #include "miniapp/core/field.hpp"
 #include "miniapp/core/measurement.hpp"
+#include "miniapp/core/ranks.hpp"
 #include "miniapp/workloads/matrix/kernels.hpp"
 #include "miniapp/workloads/matrix/params.hpp"
 #include "miniapp/workloads/matrix/reference.hpp"
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace miniapp::matrix {
@@ -22,19 +24,30 @@ class Elementwise {
 
   static bool runs(const std::string& variant) { return Description::variant(variant) == Variant::Elementwise; }
 
-  Elementwise(const Params& p, const std::string&, std::size_t size)
-      : op_(p.op), x_("x", p.rows, size), y_("y", p.rows, size), z_("z", p.rows, size) {}
+  // The arrays of shape (rows, size), or with a slice one MPI rank's contiguous part of their
+  // rows x size elements, held as one row (the parts are even whatever the row count).
+  Elementwise(const Params& p, const std::string&, std::size_t size, const ranks::Slice& slice = {})
+      : op_(p.op),
+        total_(static_cast<std::size_t>(p.rows) * size),
+        first_(slice.range(total_).first),
+        x_("x", shape(p, size, slice).first, shape(p, size, slice).second),
+        y_("y", shape(p, size, slice).first, shape(p, size, slice).second),
+        z_("z", shape(p, size, slice).first, shape(p, size, slice).second) {}
+
+  // The elements [first, second) of the whole arrays held here.
+  std::pair<std::size_t, std::size_t> own_elements() const { return {first_, first_ + z_.device.span()}; }
 
   std::vector<Transferable*> inputs() { return {&x_, &y_}; }
   std::vector<Transferable*> outputs() { return {&z_}; }
 
+  // Element e of the whole x is value e of the stream, of y value rows x size + e.
   void generate_inputs(std::uint64_t seed) {
-    fill_host<false>(x_.host, seed, 0);
-    fill_host<false>(y_.host, seed, x_.host.span());
+    fill_host<false>(x_.host, seed, first_);
+    fill_host<false>(y_.host, seed, total_ + first_);
   }
   void generate_inputs_on_device(const Space& space, std::uint64_t seed) {
-    fill_device<false>(space, x_.device, seed, 0);
-    fill_device<false>(space, y_.device, seed, x_.device.span());
+    fill_device<false>(space, x_.device, seed, first_);
+    fill_device<false>(space, y_.device, seed, total_ + first_);
   }
 
   void compute(const Space& space) { elementwise(space, op_, x_.device, y_.device, z_.device); }
@@ -55,7 +68,15 @@ class Elementwise {
   Matrix& z() { return z_; }
 
  private:
+  static std::pair<std::size_t, std::size_t> shape(const Params& p, std::size_t size, const ranks::Slice& slice) {
+    if (slice.count == 1) return {static_cast<std::size_t>(p.rows), size};
+    const auto [begin, end] = slice.range(static_cast<std::size_t>(p.rows) * size);
+    return {1, end - begin};
+  }
+
   Operation op_;
+  std::size_t total_;  // elements of each whole array
+  std::size_t first_;  // the first element held
   Matrix x_, y_, z_;
 };
 

@@ -63,9 +63,20 @@ struct Description {
 
   // Elementwise and GEMM lay out different arrays for the same size; verification adds two rows
   // of N doubles on the host.
+  // GEMM is not split across MPI ranks yet (the elementwise form is).
+  static std::optional<std::string> refuse(const Params&, const MeasurementSpec& spec) {
+    if (spec.ranks > 1 && !is_variant(variant_table(), spec.variant, Variant::Elementwise))
+      return spec.variant + " is not split across MPI ranks yet (elementwise is); run it with one rank";
+    return std::nullopt;
+  }
+
   static Footprint footprint(const Params& p, const MeasurementSpec& spec) {
     const std::size_t s = scalar_bytes(spec.precision);
-    if (is_variant(variant_table(), spec.variant, Variant::Elementwise)) return {3 * static_cast<std::size_t>(p.rows) * spec.size * s, 0};
+    if (is_variant(variant_table(), spec.variant, Variant::Elementwise)) {
+      // Under MPI, the part of the rank that holds the most.
+      const auto [first, last] = ranks::Slice{0, spec.ranks}.range(static_cast<std::size_t>(p.rows) * spec.size);
+      return {3 * (last - first) * s, 0};
+    }
     const GemmShape g = gemm_shape(p, spec.size);
     return {(g.m * g.k + g.k * g.n + (p.beta != 0.0 ? 2 : 1) * g.m * g.n) * s, 2 * g.n * sizeof(double)};
   }

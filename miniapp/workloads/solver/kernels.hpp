@@ -34,28 +34,31 @@ KOKKOS_INLINE_FUNCTION double rhs_entry(std::uint64_t seed, std::uint64_t n, std
   return uniform01(~seed, s * n + i);  // a stream of its own, independent of A's
 }
 
+// Systems first, first + 1, ... of the batch into a(0), a(1), ...: the whole batch, or one MPI
+// rank's part of it (the same values wherever a system is made).
 template <class A, class B>
-void generate_on_host(MatrixKind kind, const A& a, const B& b, std::uint64_t seed) {
+void generate_on_host(MatrixKind kind, const A& a, const B& b, std::uint64_t seed, std::size_t first = 0) {
   using Scalar = typename A::value_type;
   const std::size_t systems = a.extent(0), n = a.extent(1);
   for (std::size_t s = 0; s < systems; ++s)
     for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t j = 0; j < n; ++j) a(s, i, j) = static_cast<Scalar>(matrix_entry(kind, seed, n, s, i, j));
-      b(s, i) = static_cast<Scalar>(rhs_entry(seed, n, s, i));
+      for (std::size_t j = 0; j < n; ++j) a(s, i, j) = static_cast<Scalar>(matrix_entry(kind, seed, n, first + s, i, j));
+      b(s, i) = static_cast<Scalar>(rhs_entry(seed, n, first + s, i));
     }
 }
 
 template <class Space, class A, class B, MINIAPP_KERNEL_UNIT>
-void generate(const Space& space, MatrixKind kind, const A& a, const B& b, std::uint64_t seed) {
+void generate(const Space& space, MatrixKind kind, const A& a, const B& b, std::uint64_t seed, std::uint64_t first = 0) {
   using Scalar = typename A::value_type;
   const auto systems = static_cast<std::int64_t>(a.extent(0));
   const std::uint64_t n = a.extent(1);
   Kokkos::parallel_for(
       "solver::generate", Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>>(space, {0, 0}, {systems, std::int64_t(n)}),
       KOKKOS_LAMBDA(const std::int64_t s, const std::int64_t i) {
+        const std::uint64_t system = first + std::uint64_t(s);
         for (std::uint64_t j = 0; j < n; ++j)
-          a(s, i, j) = static_cast<Scalar>(matrix_entry(kind, seed, n, std::uint64_t(s), std::uint64_t(i), j));
-        b(s, i) = static_cast<Scalar>(rhs_entry(seed, n, std::uint64_t(s), std::uint64_t(i)));
+          a(s, i, j) = static_cast<Scalar>(matrix_entry(kind, seed, n, system, std::uint64_t(i), j));
+        b(s, i) = static_cast<Scalar>(rhs_entry(seed, n, system, std::uint64_t(i)));
       });
 }
 

@@ -143,22 +143,36 @@ struct Description {
   // system for the reference LU.
   static Footprint footprint(const Params& p, const MeasurementSpec& spec) {
     const std::size_t n = spec.size, s = scalar_bytes(spec.precision);
+    // Under MPI, the systems of the rank that holds the most.
+    const auto [first, last] = ranks::Slice{0, spec.ranks}.range(p.systems);
+    Params mine = p;
+    mine.systems = last - first;
+    return footprint_of(mine, n, s, spec.variant);
+  }
+
+  static Footprint footprint_of(const Params& p, std::size_t n, std::size_t s, const std::string& variant) {
     const std::size_t inputs_outputs = p.systems * ((n * n + 2 * n) * s + sizeof(int));
     const VariantTable<Variant> table = variant_table();
     std::size_t work = 0;
-    if (is_variant(table, spec.variant, Variant::BatchedThread)) work = p.systems * (n * n + n) * s;
-    if (is_variant(table, spec.variant, Variant::BatchedKokkosKernels)) work = p.systems * (2 * n * n + 6 * n) * s;
-    if (is_variant(table, spec.variant, Variant::DenseBlocked))
+    if (is_variant(table, variant, Variant::BatchedThread)) work = p.systems * (n * n + n) * s;
+    if (is_variant(table, variant, Variant::BatchedKokkosKernels)) work = p.systems * (2 * n * n + 6 * n) * s;
+    if (is_variant(table, variant, Variant::DenseBlocked))
       work = (n * n + n + 16 * n + 1) * s + n * sizeof(int);  // one system at a time: LU, rhs, leaf, pivots
-    if (is_variant(table, spec.variant, Variant::DenseVendor))
+    if (is_variant(table, variant, Variant::DenseVendor))
       work = (n * n + 1) * s + (n + 2) * sizeof(int);  // one system at a time: LU, pivots (and the library's workspace)
     const std::size_t reference = reference_lu_systems(p.systems, n) > 0 ? (n * n + n) * sizeof(double) : 0;
     return {inputs_outputs + work, reference};
   }
 
-  // batched-team's scratch limit, known before anything is allocated.
+  // The dense variants under MPI, and batched-team's scratch limit: known before anything is
+  // allocated.
   static std::optional<std::string> refuse(const Params&, const MeasurementSpec& spec) {
-    if (!is_variant(variant_table(), spec.variant, Variant::BatchedTeam)) return std::nullopt;
+    const VariantTable<Variant> table = variant_table();
+    if (spec.ranks > 1 &&
+        (is_variant(table, spec.variant, Variant::DenseBlocked) || is_variant(table, spec.variant, Variant::DenseVendor)))
+      return spec.variant + " solves one system at a time on one rank and is not split across MPI ranks (the batched "
+                            "variants are: systems split across ranks); run it with one rank";
+    if (!is_variant(table, spec.variant, Variant::BatchedTeam)) return std::nullopt;
     std::optional<std::string> why;
     for_each_space([&](auto tag) {
       using Space = typename decltype(tag)::type;

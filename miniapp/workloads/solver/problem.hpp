@@ -7,6 +7,7 @@
 #include "miniapp/core/interruption.hpp"
 #include "miniapp/core/kernel_choice.hpp"
 #include "miniapp/core/measurement.hpp"
+#include "miniapp/core/ranks.hpp"
 #include "miniapp/workloads/solver/blocked_lu.hpp"
 #include "miniapp/workloads/solver/kernels.hpp"
 #include "miniapp/workloads/solver/params.hpp"
@@ -18,22 +19,32 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace miniapp::solver {
 
+// The systems this kernel solves: the whole batch, or with a slice one MPI rank's part of it.
 template <class Scalar, class Space>
 class Systems {
  public:
-  Systems(const Params& p, std::size_t n)
-      : matrix_(p.matrix), a_("A", p.systems, n, n), b_("b", p.systems, n), x_("x", p.systems, n), info_("info", p.systems) {}
+  Systems(const Params& p, std::size_t n, const ranks::Slice& slice = {})
+      : matrix_(p.matrix),
+        first_(slice.range(p.systems).first),
+        a_("A", own(p, slice), n, n),
+        b_("b", own(p, slice), n),
+        x_("x", own(p, slice), n),
+        info_("info", own(p, slice)) {}
+
+  // The systems [first, second) of the batch held here.
+  std::pair<std::size_t, std::size_t> own_systems() const { return {first_, first_ + a_.device.extent(0)}; }
 
   std::vector<Transferable*> inputs() { return {&a_, &b_}; }
   std::vector<Transferable*> outputs() { return {&x_, &info_}; }
 
-  void generate_inputs(std::uint64_t seed) { generate_on_host(matrix_, a_.host, b_.host, seed); }
+  void generate_inputs(std::uint64_t seed) { generate_on_host(matrix_, a_.host, b_.host, seed, first_); }
   void generate_inputs_on_device(const Space& space, std::uint64_t seed) {
-    generate(space, matrix_, a_.device, b_.device, seed);
+    generate(space, matrix_, a_.device, b_.device, seed, first_);
   }
 
   WorkEstimate work() const {
@@ -43,7 +54,7 @@ class Systems {
   }
 
   Verification verify(std::optional<double> tolerance) const {
-    return verify_systems<Scalar>(a_.host, b_.host, x_.host, info_.host, tolerance);
+    return verify_systems<Scalar>(a_.host, b_.host, x_.host, info_.host, tolerance, first_);
   }
 
   // Direct access for tests.
@@ -53,7 +64,13 @@ class Systems {
   Field<int*, Space>& info() { return info_; }
 
  protected:
+  static std::size_t own(const Params& p, const ranks::Slice& slice) {
+    const auto [begin, end] = slice.range(p.systems);
+    return end - begin;
+  }
+
   MatrixKind matrix_;
+  std::size_t first_;  // the first system held, in the whole batch
   Field<Scalar***, Space> a_;
   Field<Scalar**, Space> b_;
   Field<Scalar**, Space> x_;
@@ -73,17 +90,19 @@ class Batched : public Systems<Scalar, Space> {
     return v != Variant::DenseBlocked && v != Variant::DenseVendor;
   }
 
-  Batched(const Params& p, const std::string& variant, std::size_t n)
-      : Systems<Scalar, Space>(p, n), variant_(Description::variant(variant)) {
+  // The batch, or one MPI rank's systems of it: every system is solved on its own.
+  Batched(const Params& p, const std::string& variant, std::size_t n, const ranks::Slice& slice = {})
+      : Systems<Scalar, Space>(p, n, slice), variant_(Description::variant(variant)) {
+    const std::size_t systems = this->a_.device.extent(0);
     const bool thread = variant_ == Variant::BatchedThread, gesv = variant_ == Variant::BatchedKokkosKernels;
     if (gesv && !compat::kHasBatchedPivotingSolve)
       throw std::invalid_argument(std::string("solver: batched-kokkos-kernels ") + compat::kBatchedPivotingSolveRequirement);
     if (variant_ == Variant::BatchedTeam)
       if (const auto why = team_scratch_refusal<Scalar, Space>(n)) throw std::invalid_argument(*why);
-    lu_ = Kokkos::View<Scalar***, BatchLayout, Device>("solver::lu", thread || gesv ? p.systems : 0, n, n);
-    rhs_ = Kokkos::View<Scalar**, BatchLayout, Device>("solver::rhs", thread || gesv ? p.systems : 0, n);
-    correction_ = Kokkos::View<Scalar**, BatchLayout, Device>("solver::correction", gesv ? p.systems : 0, n);
-    gesv_work_ = Kokkos::View<Scalar***, BatchLayout, Device>("solver::gesv-work", gesv ? p.systems : 0, n, n + 4);
+    lu_ = Kokkos::View<Scalar***, BatchLayout, Device>("solver::lu", thread || gesv ? systems : 0, n, n);
+    rhs_ = Kokkos::View<Scalar**, BatchLayout, Device>("solver::rhs", thread || gesv ? systems : 0, n);
+    correction_ = Kokkos::View<Scalar**, BatchLayout, Device>("solver::correction", gesv ? systems : 0, n);
+    gesv_work_ = Kokkos::View<Scalar***, BatchLayout, Device>("solver::gesv-work", gesv ? systems : 0, n, n + 4);
   }
 
   void compute(const Space& space) {

@@ -21,8 +21,11 @@ namespace miniapp::solver {
 
 inline constexpr double kResidualThreshold = 10.0;
 
+// The systems held are systems first_system, first_system + 1, ... of the whole batch (one MPI
+// rank's part), named so in the messages.
 template <class Scalar, class A, class B, class X, class Info>
-Verification verify_systems(const A& a, const B& b, const X& x, const Info& info, std::optional<double> tolerance) {
+Verification verify_systems(const A& a, const B& b, const X& x, const Info& info, std::optional<double> tolerance,
+                            std::size_t first_system = 0) {
   const std::size_t systems = a.extent(0), n = a.extent(1);
   const long double eps = std::numeric_limits<Scalar>::epsilon();
   const std::size_t reference_systems = reference_lu_systems(systems, n);
@@ -33,7 +36,8 @@ Verification verify_systems(const A& a, const B& b, const X& x, const Info& info
     if (info(s) != 0) {
       ++singular;
       tally.fail([&] {
-        return "system " + std::to_string(s) + " is singular: zero pivot in column " + std::to_string(info(s) - 1);
+        return "system " + std::to_string(first_system + s) + " is singular: zero pivot in column " +
+               std::to_string(info(s) - 1);
       });
       continue;
     }
@@ -53,7 +57,7 @@ Verification verify_systems(const A& a, const B& b, const X& x, const Info& info
     const long double denominator = norm_a * norm_x * static_cast<long double>(n) * eps;
     const double scaled = denominator > 0 ? static_cast<double>(norm_r / denominator) : (norm_r == 0 ? 0.0 : INFINITY);
     const bool accurate = tally.record(static_cast<double>(norm_r), scaled, tally.tolerance(), [&] {
-      return "system " + std::to_string(s) + ": scaled residual " + full_precision(scaled) + ", largest in row " +
+      return "system " + std::to_string(first_system + s) + ": scaled residual " + full_precision(scaled) + ", largest in row " +
              std::to_string(worst_row) + ": (Ax)[" + std::to_string(worst_row) +
              "] = " + full_precision(static_cast<double>(worst_ax)) + ", b[" + std::to_string(worst_row) +
              "] = " + full_precision(b(s, worst_row));
@@ -70,7 +74,7 @@ Verification verify_systems(const A& a, const B& b, const X& x, const Info& info
       if (const auto column = host_lu_solve(ref_a, ref_b, n)) {
         ++singular;
         tally.fail([&] {
-          return "system " + std::to_string(s) + " is singular (host reference LU: zero pivot in column " +
+          return "system " + std::to_string(first_system + s) + " is singular (host reference LU: zero pivot in column " +
                  std::to_string(*column) + ") but the kernel reported no zero pivot";
         });
       }
