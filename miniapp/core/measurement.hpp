@@ -70,6 +70,16 @@ struct PhaseSamples {
   double final_to_host = 0;    // one-time output copy of all-resident, for verification
 };
 
+// Under MPI, how far the ranks' own median seconds per iteration spread: the recorded samples
+// are the slowest rank's, so a wide spread is time lost to imbalance.
+struct RankSpread {
+  struct Range {
+    double min = 0, mean = 0, max = 0;
+  };
+  int ranks = 1;
+  Range compute, total;
+};
+
 struct Measurement {
   MeasurementSpec spec;
   PhaseSamples seconds;
@@ -84,6 +94,8 @@ struct Measurement {
   // copies included, warm-up excluded), read through NVML; fields null with the reason where NVML
   // is missing. Empty on host spaces.
   std::optional<EnergyReading> gpu_energy;
+  // Set where more than one rank measured.
+  std::optional<RankSpread> rank_spread;
   // Evenly spaced output values, compared with the baseline space's (not written out).
   std::vector<double> output_sample;
 };

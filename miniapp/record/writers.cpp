@@ -93,6 +93,43 @@ void write_deck(JsonWriter& j, const Deck& deck) {
   j.end_array();
   j.end_object();
 }
+// Device spaces: the GPU's energy over the timed repetitions (null fields: NVML's reason).
+void write_gpu_energy(JsonWriter& j, const Measurement& m) {
+  j.key("gpu_energy");
+  if (const auto& e = m.gpu_energy) {
+    j.begin_object();
+    j.field("energy_joules", e->energy_joules).field("mean_power_watts", e->mean_power_watts);
+    j.field("gpu_utilization_percent", e->gpu_utilization_percent);
+    j.field("seconds", e->seconds).field("samples", e->samples);
+    j.key("unavailable");
+    if (e->unavailable.empty()) j.null();
+    else j.value(e->unavailable);
+    j.end_object();
+  } else {
+    j.null();
+  }
+}
+
+// Under MPI: the spread of the ranks' median seconds per iteration; null with one rank.
+void write_rank_spread(JsonWriter& j, const Measurement& m) {
+  j.key("ranks");
+  if (!m.rank_spread) {
+    j.null();
+    return;
+  }
+  j.begin_object();
+  j.field("count", m.rank_spread->ranks);
+  j.key("median_seconds").begin_object();
+  for (const auto& [name, range] : {std::make_pair("compute", m.rank_spread->compute),
+                                    std::make_pair("total", m.rank_spread->total)}) {
+    j.key(name).begin_object();
+    j.field("min", range.min).field("mean", range.mean).field("max", range.max);
+    j.end_object();
+  }
+  j.end_object();
+  j.end_object();
+}
+
 void write_measurement(JsonWriter& j, const RunRecord& run, const Measurement& m) {
   const Rates r = rates(m);
   j.begin_object();
@@ -136,20 +173,8 @@ void write_measurement(JsonWriter& j, const RunRecord& run, const Measurement& m
   } else {
     j.null();
   }
-  // Device spaces: the GPU's energy over the timed repetitions (null fields: NVML's reason).
-  j.key("gpu_energy");
-  if (const auto& e = m.gpu_energy) {
-    j.begin_object();
-    j.field("energy_joules", e->energy_joules).field("mean_power_watts", e->mean_power_watts);
-    j.field("gpu_utilization_percent", e->gpu_utilization_percent);
-    j.field("seconds", e->seconds).field("samples", e->samples);
-    j.key("unavailable");
-    if (e->unavailable.empty()) j.null();
-    else j.value(e->unavailable);
-    j.end_object();
-  } else {
-    j.null();
-  }
+  write_gpu_energy(j, m);
+  write_rank_spread(j, m);
   j.field("baseline", run.deck ? run.deck->cases[m.spec.case_index].baseline : std::string());
   const double s = speedup(run, m);
   j.key("speedup");

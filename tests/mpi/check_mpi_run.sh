@@ -87,6 +87,9 @@ for a, b in zip(one["measurements"], two["measurements"]):
     name = f"{b['case']} {b['size']} {b['space']} {b['policy']}"
     v = b["verification"]
     expect(v["passed"] and v["detail"].startswith("2 ranks, each checking its own part"), f"{name}: {v}")
+    spread = b["ranks"]["median_seconds"]["total"]
+    expect(b["ranks"]["count"] == 2 and 0 < spread["min"] <= spread["mean"] <= spread["max"], f"{name}: {b['ranks']}")
+    expect(a["ranks"] is None, f"{name}: one rank recorded a spread")
     # Both ranks' parts add up to the whole problem's work.
     expect(abs(a["work"]["flops"] - b["work"]["flops"]) <= 1e-9 * a["work"]["flops"],
            f"{name}: flops {b['work']['flops']} on 2 ranks, {a['work']['flops']} on one")

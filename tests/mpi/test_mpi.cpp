@@ -81,6 +81,24 @@ TEST(Ranks, AMeasurementIsTheSlowestRanksWithTheWorkOfAll) {
   EXPECT_EQ(m.verification.detail, "2 ranks, each checking its own part; rank 0: part 0");
 }
 
+TEST(Ranks, TheSpreadOfTheRanksMediansIsKept) {
+  Measurement mine;
+  const double r = ranks::rank();
+  mine.seconds.compute = {1.0 + 2 * r, 5.0, 1.0 + 2 * r};  // medians 1 and 3
+  mine.seconds.total = {4.0 + r, 4.0 + r, 9.0};             // medians 4 and 5
+  const Measurement m = combine_over_ranks(mine);
+  ASSERT_TRUE(m.rank_spread);
+  EXPECT_EQ(m.rank_spread->ranks, 2);
+  EXPECT_EQ(m.rank_spread->compute.min, 1.0);
+  EXPECT_EQ(m.rank_spread->compute.mean, 2.0);
+  EXPECT_EQ(m.rank_spread->compute.max, 3.0);
+  EXPECT_EQ(m.rank_spread->total.min, 4.0);
+  EXPECT_EQ(m.rank_spread->total.mean, 4.5);
+  EXPECT_EQ(m.rank_spread->total.max, 5.0);
+  // The samples themselves are the slowest rank's, iteration by iteration.
+  EXPECT_EQ(m.seconds.compute, (std::vector<double>{3.0, 5.0, 3.0}));
+}
+
 TEST(Ranks, OneRanksFailedVerificationFailsTheMeasurementOnEvery) {
   const Measurement m = combine_over_ranks(rank_measurement(ranks::rank() == 0));
   EXPECT_FALSE(m.verification.passed);

@@ -4,6 +4,7 @@
 #include "miniapp/core/exit_codes.hpp"
 #include "miniapp/core/interrupt.hpp"
 #include "miniapp/core/ranks.hpp"
+#include "miniapp/core/stats.hpp"
 #include "miniapp/record/console.hpp"
 
 #include <algorithm>
@@ -23,9 +24,24 @@ std::string describe_measurement(const MeasurementSpec& m) {
   return s.str();
 }
 
+namespace {
+RankSpread spread_of_medians(const PhaseSamples& t) {
+  std::vector<double> low = {summarize(t.compute).median, summarize(t.total).median}, high = low, sum = low;
+  ranks::min_in_place(low);
+  ranks::max_in_place(high);
+  ranks::sum_in_place(sum);
+  RankSpread s;
+  s.ranks = ranks::count();
+  s.compute = {low[0], sum[0] / s.ranks, high[0]};
+  s.total = {low[1], sum[1] / s.ranks, high[1]};
+  return s;
+}
+}  // namespace
+
 Measurement combine_over_ranks(Measurement m) {
   if (ranks::count() == 1) return m;
   PhaseSamples& t = m.seconds;
+  m.rank_spread = spread_of_medians(t);
   for (std::vector<double>* samples : {&t.to_device, &t.compute, &t.to_host, &t.total}) ranks::max_in_place(*samples);
   std::vector<double> once = {t.generate, t.setup_to_device, t.final_to_host};
   ranks::max_in_place(once);
