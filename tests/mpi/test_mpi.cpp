@@ -11,6 +11,7 @@
 #include "miniapp/workloads/matrix/matrix.hpp"
 #include "miniapp/workloads/solver/problem.hpp"
 
+#include "../common/stand_in_plan.hpp"
 #include "../unit/kernel_helpers.hpp"
 
 #include <gtest/gtest.h>
@@ -111,18 +112,8 @@ struct PlanRun {
   RunRecord record;
   std::vector<MeasurementSpec> plan;
   int saves = 0;
-  PlanRun() {
-    deck.cases.emplace_back();
-    deck.cases[0].name = "case";
+  PlanRun() : deck(miniapp::testing::one_case_deck()), plan(miniapp::testing::stand_in_plan(3, kRanks)) {
     record.deck = &deck;
-    for (int k = 0; k < 3; ++k) {
-      MeasurementSpec spec;
-      spec.workload = "stand-in";
-      spec.variant = "v";
-      spec.size = static_cast<std::size_t>(10 + k);
-      spec.ranks = kRanks;
-      plan.push_back(spec);
-    }
     install_interrupt_handlers();
     clear_interrupt_request();
   }

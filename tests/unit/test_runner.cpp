@@ -10,6 +10,8 @@
 #include "miniapp/commands/run/runner.hpp"
 #include "miniapp/commands/run/thread_sweep.hpp"
 
+#include "../common/stand_in_plan.hpp"
+
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -45,16 +47,9 @@ fs::path fresh_dir(const std::string& name) {
 class RunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    deck.cases.emplace_back();
-    deck.cases[0].name = "case";
+    deck = miniapp::testing::one_case_deck();
+    plan = miniapp::testing::stand_in_plan(3);
     record.deck = &deck;
-    for (int k = 0; k < 3; ++k) {
-      MeasurementSpec spec;
-      spec.workload = "stand-in";
-      spec.variant = "v";
-      spec.size = static_cast<std::size_t>(10 + k);
-      plan.push_back(spec);
-    }
     install_interrupt_handlers();
     clear_interrupt_request();
   }
