@@ -176,21 +176,41 @@ std::vector<MeasurementSpec> expand(const Deck& deck) {
 }
 
 std::optional<std::string> select_case(Deck& deck, const std::string& selector) {
-  std::size_t index = deck.cases.size();
-  if (!selector.empty() && selector.find_first_not_of("0123456789") == std::string::npos) {
-    index = std::stoul(selector);
-  } else {
-    for (std::size_t i = 0; i < deck.cases.size(); ++i)
-      if (deck.cases[i].name == selector) index = i;
+  // Comma-separated items, each an index, a name, or a name prefix ending in '*'.
+  std::vector<bool> chosen(deck.cases.size(), false);
+  std::string missing;
+  std::size_t start = 0;
+  while (start <= selector.size()) {
+    const std::size_t comma = std::min(selector.find(',', start), selector.size());
+    const std::string item = selector.substr(start, comma - start);
+    start = comma + 1;
+    bool found = false;
+    if (!item.empty() && item.find_first_not_of("0123456789") == std::string::npos) {
+      const std::size_t index = item.size() < 10 ? std::stoul(item) : deck.cases.size();
+      if (index < deck.cases.size()) chosen[index] = found = true;
+    } else if (!item.empty() && item.back() == '*') {
+      const std::string prefix = item.substr(0, item.size() - 1);
+      for (std::size_t i = 0; i < deck.cases.size(); ++i)
+        if (deck.cases[i].name.compare(0, prefix.size(), prefix) == 0) chosen[i] = found = true;
+    } else {
+      for (std::size_t i = 0; i < deck.cases.size(); ++i)
+        if (!item.empty() && deck.cases[i].name == item) chosen[i] = found = true;
+    }
+    if (!found) missing += (missing.empty() ? "'" : ", '") + item + "'";
   }
-  if (index >= deck.cases.size()) {
-    std::vector<std::string> names;
-    for (std::size_t i = 0; i < deck.cases.size(); ++i) names.push_back(std::to_string(i) + " " + deck.cases[i].name);
+  if (!missing.empty()) {
     std::string listed;
-    for (const std::string& n : names) listed += (listed.empty() ? "" : ", ") + n;
-    return "--case '" + selector + "': the deck has no such case (its cases: " + listed + ")";
+    for (std::size_t i = 0; i < deck.cases.size(); ++i)
+      listed += (listed.empty() ? "" : ", ") + std::to_string(i) + " " + deck.cases[i].name;
+    const std::string what = selector.find(',') == std::string::npos && missing == "'" + selector + "'"
+                                 ? "--case '" + selector + "'"
+                                 : "--case '" + selector + "': " + missing;
+    return what + ": the deck has no such case (its cases: " + listed + ")";
   }
-  deck.cases = {deck.cases[index]};
+  std::vector<CaseSpec> kept;
+  for (std::size_t i = 0; i < deck.cases.size(); ++i)
+    if (chosen[i]) kept.push_back(deck.cases[i]);
+  deck.cases = std::move(kept);
   return std::nullopt;
 }
 

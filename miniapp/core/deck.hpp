@@ -67,8 +67,9 @@ std::vector<int> powers_of_two_threads();
 // 1, 2, 4, ... below cpus, then cpus itself (at least [1]).
 std::vector<int> powers_of_two_up_to(int cpus);
 
-// The run's --case N|NAME (an array task's measurement group): keeps that case of the deck only;
-// otherwise says why not.
+// The run's --case LIST (an array task's measurement group, a weak-scaling deck's rank count):
+// comma-separated indexes, names, or name prefixes ending in '*'; keeps those cases of the deck,
+// in the deck's order; otherwise says which item matches none.
 std::optional<std::string> select_case(Deck& deck, const std::string& selector);
 
 }  // namespace miniapp

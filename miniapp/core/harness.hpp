@@ -7,6 +7,7 @@
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/measurement.hpp"
 #include "miniapp/core/nvml.hpp"
+#include "miniapp/core/ranks.hpp"
 #include "miniapp/core/spaces.hpp"
 
 #include <stdexcept>
@@ -46,6 +47,21 @@ template <class Kernel, class Space>
 struct generates_on_device<Kernel, Space,
                            std::void_t<decltype(std::declval<Kernel&>().generate_inputs_on_device(
                                std::declval<const Space&>(), std::uint64_t{}))>> : std::true_type {};
+
+// A kernel split across MPI ranks may exchange data inside compute (collectives): it then says so
+// with exchanges_during_compute() and reports the seconds that took with take_exchange_seconds().
+template <class Kernel, class = void>
+struct may_exchange : std::false_type {};
+template <class Kernel>
+struct may_exchange<Kernel, std::void_t<decltype(bool(std::declval<const Kernel&>().exchanges_during_compute()),
+                                                 double(std::declval<Kernel&>().take_exchange_seconds()))>>
+    : std::true_type {};
+
+template <class Kernel>
+bool exchanges_during_compute(const Kernel& kernel) {
+  if constexpr (may_exchange<Kernel>::value) return kernel.exchanges_during_compute();
+  else return (void)kernel, false;
+}
 
 namespace detail {
 
@@ -146,8 +162,13 @@ Measurement measure(Kernel& kernel, const Space& space, const MeasurementSpec& s
   // On a device space, the GPU's energy and utilisation over the timed repetitions (nvml.hpp).
   std::unique_ptr<nvml::Recorder> energy;
   if constexpr (!is_host_space<Space>()) energy = nvml::recorder_for_this_process();
+  // A kernel whose compute calls collectives stops for a signal only where every rank does: here
+  // when any rank has one, or inside compute at a point of its own (a rank that stopped alone
+  // would leave the others waiting in a collective).
+  const bool exchanges = exchanges_during_compute(kernel);
   for (int it = 0; it < spec.warmup + spec.repetitions; ++it) {
-    throw_if_interrupted();
+    if (!exchanges) throw_if_interrupted();
+    else if (const int signal = ranks::max(pending_signal())) throw Interrupted(signal);
     if (energy && it == spec.warmup) {
       space.fence();
       energy->start();
@@ -155,7 +176,10 @@ Measurement measure(Kernel& kernel, const Space& space, const MeasurementSpec& s
     const double h2d = inputs_each ? phases.timed("to_device", to_device) : 0.0;
     const double compute = phases.timed("compute", [&] { kernel.compute(space); });
     const double d2h = outputs_each ? phases.timed("to_host", to_host) : 0.0;
+    double exchanged = 0;
+    if constexpr (may_exchange<Kernel>::value) exchanged = kernel.take_exchange_seconds();
     if (it < spec.warmup) continue;
+    if (exchanges) m.seconds.communicate.push_back(exchanged);
     m.seconds.to_device.push_back(h2d);
     m.seconds.compute.push_back(compute);
     m.seconds.to_host.push_back(d2h);

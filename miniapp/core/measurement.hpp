@@ -65,6 +65,10 @@ struct MeasurementSpec {
 // Seconds per repetition, phase by phase (warm-up excluded).
 struct PhaseSamples {
   std::vector<double> to_device, compute, to_host, total;
+  // The part of each compute sample spent exchanging data with the other MPI ranks (a kernel's
+  // collectives, with the copies to and from the host they need); empty where compute exchanges
+  // nothing.
+  std::vector<double> communicate;
   double generate = 0;         // one-time input generation, where spec.generate says
   double setup_to_device = 0;  // one-time input copy of the resident policies
   double final_to_host = 0;    // one-time output copy of all-resident, for verification

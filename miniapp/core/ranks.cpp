@@ -41,6 +41,19 @@ std::pair<std::size_t, std::size_t> Slice::range(std::size_t items) const {
 bool compiled() { return MINIAPP_HAVE_MPI != 0; }
 
 Session::Session([[maybe_unused]] int* argc, [[maybe_unused]] char*** argv) {
+  // srun started several tasks without connecting them (no MPI plugin: no PMIx/PMI variables):
+  // each would run the whole deck alone and all would write the same results.
+  const char* tasks = env("SLURM_STEP_NUM_TASKS");
+  if (tasks && std::atoi(tasks) > 1 && env("SLURM_STEP_ID") && !env("PMIX_RANK") && !env("PMI_RANK")) {
+    if (!compiled())
+      throw std::runtime_error("srun started " + std::string(tasks) +
+                               " tasks, but this mini-app was built without MPI (MINIAPP_WITH_MPI): run one task, or "
+                               "build it with MPI");
+    throw std::runtime_error("srun started " + std::string(tasks) +
+                             " tasks without an MPI plugin (no PMIx or PMI in their environment), so they cannot "
+                             "form one job: run them with srun --mpi=pmix (srun --mpi=list shows what the cluster "
+                             "has), or as one task");
+  }
 #if MINIAPP_HAVE_MPI
   if (detect_launcher().empty()) return;
   int provided = 0;
@@ -110,6 +123,17 @@ void max_in_place(std::vector<double>& values) { reduce_in_place(values, MPI_MAX
 void min_in_place(std::vector<double>& values) { reduce_in_place(values, MPI_MIN); }
 void sum_in_place(std::vector<double>& values) { reduce_in_place(values, MPI_SUM); }
 
+namespace {
+template <class T>
+void sum_values(T* values, std::size_t count, MPI_Datatype type) {
+  if (g_count == 1 || count == 0) return;
+  check(MPI_Allreduce(MPI_IN_PLACE, values, static_cast<int>(count), type, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+}
+}  // namespace
+
+void sum_in_place(float* values, std::size_t count) { sum_values(values, count, MPI_FLOAT); }
+void sum_in_place(double* values, std::size_t count) { sum_values(values, count, MPI_DOUBLE); }
+
 std::vector<std::string> gather(const std::string& text) {
   if (g_count == 1) return {text};
   int length = static_cast<int>(text.size());
@@ -148,6 +172,8 @@ int max(int value) { return value; }
 void max_in_place(std::vector<double>&) {}
 void min_in_place(std::vector<double>&) {}
 void sum_in_place(std::vector<double>&) {}
+void sum_in_place(float*, std::size_t) {}
+void sum_in_place(double*, std::size_t) {}
 std::vector<std::string> gather(const std::string& text) { return {text}; }
 std::string broadcast(const std::string& text, int) { return text; }
 void abort(int code) { std::_Exit(code); }

@@ -24,6 +24,11 @@ struct Slice {
   // The contiguous part [begin, end) of `items` this rank owns: the first items % count ranks
   // own one more, so rank r's items follow rank r - 1's and together they cover all items.
   std::pair<std::size_t, std::size_t> range(std::size_t items) const;
+  // The most items any of `count` ranks owns (rank 0's part): what a memory check plans for.
+  static std::size_t largest_part(std::size_t items, int count) {
+    const auto [begin, end] = Slice{0, count}.range(items);
+    return end - begin;
+  }
 };
 
 // Whether this binary was built with MPI.
@@ -56,6 +61,9 @@ int max(int value);
 void max_in_place(std::vector<double>& values);
 void min_in_place(std::vector<double>& values);
 void sum_in_place(std::vector<double>& values);
+// The same on `count` values in place (a workload's partial sums, in its own precision).
+void sum_in_place(float* values, std::size_t count);
+void sum_in_place(double* values, std::size_t count);
 // Rank 0 gets every rank's text, in rank order; the other ranks get nothing.
 std::vector<std::string> gather(const std::string& text);
 // Every rank gets `root`'s text.

@@ -28,6 +28,9 @@
 //                                           ranks: this rank's part only (its own work(), its
 //                                           own verify()); without it a run of more than one
 //                                           rank refuses the workload
+//   static constexpr const char* ranks_split   how it splits, for --list
+//   Kernel::exchanges_during_compute(), take_exchange_seconds()   a kernel whose compute calls
+//                                           collectives (harness.hpp)
 //   static std::optional<std::string> refuse(const Params&, const MeasurementSpec&);
 //                                           a limit known before anything is allocated: why the
 //                                           measurement cannot run (the deck is then refused
@@ -128,6 +131,8 @@ class Workload {
   virtual std::optional<std::string> refuse(const MeasurementSpec& spec, const std::any& params) const = 0;
   // Whether a measurement can be split across MPI ranks (the kernel takes a ranks::Slice).
   virtual bool splits_across_ranks() const = 0;
+  // How it is split (W::ranks_split, optional): what each rank holds, what the ranks exchange.
+  virtual std::string ranks_split() const = 0;
 };
 
 const std::vector<std::unique_ptr<Workload>>& workloads();
@@ -190,6 +195,11 @@ struct has_refuse<W, std::void_t<decltype(W::refuse(std::declval<const typename 
     : std::is_convertible<decltype(W::refuse(std::declval<const typename W::Params&>(),
                                              std::declval<const MeasurementSpec&>())),
                           std::optional<std::string>> {};
+
+template <class W, class = void>
+struct has_ranks_split : std::false_type {};
+template <class W>
+struct has_ranks_split<W, std::void_t<decltype(std::string(W::ranks_split))>> : std::true_type {};
 
 template <class W, class Space, class = void>
 struct has_kernel : std::false_type {};
@@ -270,6 +280,10 @@ class RegisteredWorkload final : public Workload {
   }
   bool splits_across_ranks() const override {
     return contract::splits_across_ranks<W, double, Kokkos::DefaultHostExecutionSpace>;
+  }
+  std::string ranks_split() const override {
+    if constexpr (contract::has_ranks_split<W>::value) return W::ranks_split;
+    else return "";
   }
 
   Measurement run(const MeasurementSpec& spec, const std::any& params) const override {

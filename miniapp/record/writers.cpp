@@ -145,6 +145,7 @@ void write_measurement(JsonWriter& j, const RunRecord& run, const Measurement& m
   write_summary(j, "compute", m.seconds.compute);
   write_summary(j, "to_host", m.seconds.to_host);
   write_summary(j, "total", m.seconds.total);
+  if (!m.seconds.communicate.empty()) write_summary(j, "communicate", m.seconds.communicate);
   j.field("generate", m.seconds.generate);
   j.field("setup_to_device", m.seconds.setup_to_device).field("final_to_host", m.seconds.final_to_host);
   j.end_object();

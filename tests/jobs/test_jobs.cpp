@@ -162,6 +162,35 @@ TEST(BatchScript, AnArrayRunsOneMeasurementGroupPerTask) {
   EXPECT_EQ(shell_quote("a b'c"), "'a b'\\''c'");
 }
 
+TEST(BatchScript, MpiRanksAreTheTasksOfOneStepWithAGpuEach) {
+  JobPlan cpu = plan(JobKind::Cpu);
+  cpu.ranks = 4;
+  cpu.cpus = 16;
+  const std::string s = batch_script(site("generic-cpu"), cpu);
+  EXPECT_NE(s.find("RANKS=4\nTHREADS=$(( THREADS / RANKS > 0 ? THREADS / RANKS : 1 ))\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("LAUNCH+=(--ntasks=\"$RANKS\" --cpus-per-task=\"$THREADS\")"), std::string::npos) << s;
+  EXPECT_EQ(s.find("--ntasks=1 --cpus-per-task"), std::string::npos) << "one step of 4 tasks, not one task";
+  EXPECT_NE(s.find("LAUNCH=(mpirun -np \"$RANKS\""), std::string::npos) << "outside Slurm: mpirun";
+  EXPECT_NE(s.find("export OMP_PROC_BIND=${OMP_PROC_BIND:-false}\n"), std::string::npos)
+      << "no thread pinning unless asked: without a task binding every rank would pin to the first CPU";
+  // A GPU job: one GPU per rank, as many as ranks.
+  JobPlan gpu = plan(JobKind::Gpu);
+  gpu.ranks = 4;
+  const auto kestrel = sbatch_directives(site("kestrel"), gpu);
+  EXPECT_TRUE(has(kestrel, "--gpus=4")) << "--gpus follows --ranks";
+  const std::string g = batch_script(site("kestrel"), gpu);
+  EXPECT_NE(g.find("--cpus-per-task=\"$THREADS\" --gpus-per-task=1)"), std::string::npos) << g;
+  gpu.gpus = 2;
+  EXPECT_THROW(sbatch_directives(site("kestrel"), gpu), ResourceError) << "4 ranks on 2 GPUs";
+  gpu.gpus.reset();
+  gpu.ranks = 5;
+  EXPECT_THROW(sbatch_directives(site("kestrel"), gpu), ResourceError) << "a Kestrel node has 4 GPUs";
+  cpu.cpus = 2;
+  EXPECT_THROW(sbatch_directives(site("generic-cpu"), cpu), ResourceError) << "4 ranks on 2 CPUs";
+  // One rank: the script of a plain job.
+  EXPECT_EQ(batch_script(site("generic-cpu"), plan(JobKind::Cpu)).find("RANKS="), std::string::npos);
+}
+
 TEST(SiteProfiles, MistakesAreReportedWithLineColumnAndKey) {
   const ProfileResult r = load_site_profile_text("description: mine\n"
                                                  "time: 1:00:00\n"
@@ -346,6 +375,16 @@ TEST(SubmitCommand, RefusesABadDeckAnUnknownSiteAndAPlaceholderAccount) {
   EXPECT_NE(r.output.find("#SBATCH --gres=gpu:v100:1\n"), std::string::npos);
   r = run_in(dir, "submit deck.yaml --site puhti --throttle 2");
   EXPECT_EQ(r.exit_code, 2) << "--throttle without --array";
+  // A deck with a measurement that does not split across ranks: refused before any script.
+  std::ofstream(dir / "dense.yaml") << "cases:\n  - workload: solver\n    variant: dense-blocked\n    sizes: [32]\n";
+  r = run_in(dir, "submit dense.yaml --site generic-cpu --ranks 2 --print");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("dense.yaml:2:1: cases[0] ("), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("): dense-blocked "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("cannot run on 2 MPI ranks (--ranks); nothing was submitted"), std::string::npos) << r.output;
+  r = run_in(dir, "submit deck.yaml --site generic-cpu --ranks 2 --print");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("RANKS=2\n"), std::string::npos) << r.output;
   r = run_in(dir, "deck.yaml --case 5 --dry-run");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--case '5': the deck has no such case (its cases: 0 distance-small)"), std::string::npos)

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The mini-app as the ranks of a real Open MPI job (mpirun -np 2, oversubscribed on a 2-core
 # machine, allowed as root), against the same deck on one rank:
-#   1. a deck of what is split (distance row outputs, x ** y, batched solves) runs on 2 ranks: exit 0, every measurement verified
-#      by both ranks, the work of the whole problem (equal to one rank's run), each rank's host and
-#      CPUs recorded, one results set written by rank 0;
-#   2. a deck of what is not split (GEMM, the dense solver) is refused on 2 ranks before anything
-#      runs (exit 2);
+#   1. a deck of what is split (the distance matrix and row outputs, x ** y, GEMM, batched solves,
+#      gradient descent) runs on 2 ranks: exit 0, every measurement verified by both ranks, the work of the whole
+#      problem (equal to one rank's run), the regression's exchange as its own phase, each rank's
+#      host and CPUs recorded, one results set written by rank 0;
+#   2. a deck of what is not split (the dense solver) is refused on 2 ranks before anything runs
+#      (exit 2);
 #   3. a verification failure on the ranks makes the job exit 1 with the results complete;
-#   4. SIGTERM to mpirun reaches both ranks: the job ends with the finished measurements kept and
-#      the results marked interrupted.
+#   4. SIGTERM to mpirun reaches both ranks, between the distance's iterations and in the middle
+#      of a regression fit (whose ranks exchange sums every step): the job ends without a hang, with
+#      the finished measurements kept and the results marked interrupted.
 #
 #   tests/mpi/check_mpi_run.sh BINARY SOURCE_DIR MPIEXEC
 set -uo pipefail
@@ -44,6 +46,28 @@ cases:
     precision: float64
     spaces: all
     policies: [host, all-resident]
+  - name: distance-matrix
+    workload: distance
+    variant: direct
+    sizes: [301]
+    precision: float32
+    spaces: all
+    policies: [host, all-resident]
+  - name: distance-matrix-streamed
+    workload: distance
+    variant: tiled
+    chunk_rows: 40
+    sizes: [301]
+    precision: float64
+    spaces: all
+  - name: gemm
+    workload: matrix
+    variant: [gemm-naive, gemm-tiled]
+    beta: 0.5
+    sizes: [97]
+    precision: [float32, float64]
+    spaces: all
+    policies: [host, all-resident]
   - name: power
     workload: matrix
     variant: elementwise
@@ -60,8 +84,20 @@ cases:
     precision: [float32, float64]
     spaces: all
     policies: [host, all-resident]
+  - name: gradient-descent
+    workload: regression
+    variant: fused
+    features: 4
+    iterations: 200
+    sizes: [3001]
+    precision: [float32, float64]
+    spaces: all
+    policies: [host, all-resident]
 YAML
-"$BIN" "$SRC/input/mpi-strong-scaling.yaml" --dry-run > /dev/null || fail "the shipped scaling deck does not validate"
+for deck in mpi-strong-scaling mpi-weak-scaling; do
+  "$BIN" "$SRC/input/$deck.yaml" --dry-run > /dev/null || fail "the shipped deck input/$deck.yaml does not validate"
+done
+"$BIN" "$SRC/input/mpi-weak-scaling.yaml" --case "ranks-2-*" --dry-run 2>&1 | grep -q "ranks-2-rows" || fail "--case ranks-2-* does not select the 2-rank cases"
 
 echo "== 1. the split deck on one rank and on two"
 "$BIN" "$DECK" -q --no-calibrate -o "$WORK/one" || fail "one rank: exit $?"
@@ -93,6 +129,14 @@ for a, b in zip(one["measurements"], two["measurements"]):
     # Both ranks' parts add up to the whole problem's work.
     expect(abs(a["work"]["flops"] - b["work"]["flops"]) <= 1e-9 * a["work"]["flops"],
            f"{name}: flops {b['work']['flops']} on 2 ranks, {a['work']['flops']} on one")
+    # The regression's ranks add their sums every step: that time is its own phase, within compute.
+    exchanges = b["workload"] == "regression"
+    expect(("communicate" in b["seconds"]) == exchanges and "communicate" not in a["seconds"],
+           f"{name}: phases {sorted(b['seconds'])} on 2 ranks, {sorted(a['seconds'])} on one")
+    if exchanges:
+        c = b["seconds"]["communicate"]["samples"]
+        expect(len(c) == len(b["seconds"]["compute"]["samples"]) and all(0 < x for x in c), f"{name}: communicate {c}")
+expect(any(m["workload"] == "regression" for m in two["measurements"]), "no regression measured")
 for p in problems:
     print("  " + p)
 sys.exit(1 if problems else 0)
@@ -107,7 +151,7 @@ cases:
     variant: dense-blocked
     sizes: 64
 YAML
-for deck in "$SRC/input/matrix-gemm.yaml" "$WORK/dense.yaml"; do
+for deck in "$SRC/input/solver-seed001-one-large-system.yaml" "$WORK/dense.yaml"; do
   mpi "$BIN" "$deck" -o "$WORK/refused" > "$WORK/refused.out" 2>&1
   code=$?
   [ $code -eq 2 ] || fail "$deck on two ranks: exit $code, expected 2"
@@ -133,7 +177,7 @@ code=$?
 grep -q '"status": "complete"' "$WORK/strict/results.json" || fail "strict run not complete"
 
 echo "== 4. SIGTERM to mpirun reaches both ranks"
-cat > "$WORK/long.yaml" <<YAML
+cat > "$WORK/long-distance.yaml" <<YAML
 cases:
   - name: long
     workload: distance
@@ -143,23 +187,46 @@ cases:
     spaces: all
     repetitions: 50
 YAML
-"$MPIEXEC" -np 2 --bind-to none "$BIN" "$WORK/long.yaml" -q --no-calibrate -o "$WORK/long" > "$WORK/long.out" 2>&1 &
-pid=$!
-for _ in $(seq 600); do
-  grep -q '"finished_measurements": [1-9]' "$WORK/long/results.json" 2>/dev/null && break
-  sleep 0.1
-done
-kill -TERM $pid
-for _ in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
-if kill -0 $pid 2>/dev/null; then
-  fail "mpirun still running 30 s after SIGTERM"
-  kill -KILL $pid
-fi
-wait $pid
-code=$?
-echo "  mpirun exited $code after SIGTERM"
-[ $code -ne 0 ] || fail "an interrupted job exited 0"
-"$PYTHON" - "$WORK/long/results.json" <<'PY' || { cat "$WORK/long.out"; fail "interrupted results"; }
+# The long fit takes seconds: the signal comes between two of its steps' allreduces.
+cat > "$WORK/long-regression.yaml" <<YAML
+cases:
+  - name: short-fit
+    workload: regression
+    variant: fused
+    iterations: 100
+    sizes: [500]
+    precision: float64
+    spaces: all
+  - name: long-fit
+    workload: regression
+    variant: fused
+    features: 8
+    iterations: 200000
+    sizes: [20000]
+    precision: float64
+    spaces: all
+    repetitions: 3
+YAML
+interrupt() {  # DECK: SIGTERM to mpirun once one measurement is kept
+  local deck=$1 out=$WORK/$(basename "$1" .yaml)
+  "$MPIEXEC" -np 2 --bind-to none "$BIN" "$deck" -q --no-calibrate -o "$out" > "$out.out" 2>&1 &
+  local pid=$!
+  for _ in $(seq 600); do
+    grep -q '"finished_measurements": [1-9]' "$out/results.json" 2>/dev/null && break
+    sleep 0.1
+  done
+  sleep 0.5  # into the next measurement's compute
+  kill -TERM $pid
+  for _ in $(seq 300); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+  if kill -0 $pid 2>/dev/null; then
+    fail "$(basename "$deck"): mpirun still running 30 s after SIGTERM"
+    kill -KILL $pid
+  fi
+  wait $pid
+  local code=$?
+  echo "  $(basename "$deck"): mpirun exited $code after SIGTERM"
+  [ $code -ne 0 ] || fail "$(basename "$deck"): an interrupted job exited 0"
+  "$PYTHON" - "$out/results.json" <<'PY' || { cat "$out.out"; fail "$(basename "$deck"): interrupted results"; }
 import json, sys
 r = json.load(open(sys.argv[1]))
 finished = r["finished_measurements"]
@@ -167,7 +234,10 @@ ok = r["status"] == "interrupted" and 1 <= finished < r["planned_measurements"]
 print(f"  status {r['status']}, {finished} of {r['planned_measurements']} measurements kept")
 sys.exit(0 if ok else 1)
 PY
-pgrep -f "$WORK/long.yaml" > /dev/null && fail "a rank outlived the job"
+  pgrep -f "$deck" > /dev/null && fail "$(basename "$deck"): a rank outlived the job"
+}
+interrupt "$WORK/long-distance.yaml"
+interrupt "$WORK/long-regression.yaml"
 
 [ $FAILURES -eq 0 ] && echo "all MPI checks passed" || echo "$FAILURES MPI check(s) failed"
 [ $FAILURES -eq 0 ]

@@ -1,7 +1,8 @@
 // Run as two MPI ranks (tests/CMakeLists.txt: mpirun -np 2): the collectives, how a measurement of
 // every rank becomes one, how an error or a signal on one rank ends the run on both without a hang
-// (ctest's timeout bounds it), and the distance workload's rows split across the ranks, equal to
-// the whole problem bit for bit.
+// (ctest's timeout bounds it), the distance, solver and elementwise splits across the ranks, equal
+// to the whole problem bit for bit, and the regression's rows split with its sums added over the
+// ranks every step, equal to the whole fit within the rounding of the sums' order.
 
 #include "miniapp/commands/run/runner.hpp"
 #include "miniapp/core/exit_codes.hpp"
@@ -9,6 +10,7 @@
 #include "miniapp/core/ranks.hpp"
 #include "miniapp/workloads/distance/problem.hpp"
 #include "miniapp/workloads/matrix/matrix.hpp"
+#include "miniapp/workloads/regression/problem.hpp"
 #include "miniapp/workloads/solver/problem.hpp"
 
 #include "../common/stand_in_plan.hpp"
@@ -16,6 +18,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <any>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <stdexcept>
@@ -310,16 +315,205 @@ TEST(MatrixSplit, TheRanksElementsAreTheWholeArraysBitForBit) {
   });
 }
 
-TEST(MatrixSplit, GemmIsRefusedOnMoreThanOneRank) {
+// GEMM by row panels: each rank's rows of A, C0 and C and the whole B, generated as in the whole
+// product; each panel verifies, and the panels of C in rank order are the whole product's bit for
+// bit (the same kernel on the same rows; the vendor BLAS behind gemm-kokkos-kernels may block a
+// panel of other height differently, so its C is held to verification only).
+template <class Scalar, class Space>
+void check_gemm(const std::string& variant, std::size_t m, std::size_t n, std::size_t k) {
   matrix::Params p;
-  EXPECT_THROW((matrix::MatrixWorkload::Kernel<double, Kokkos::DefaultHostExecutionSpace>(p, "gemm-tiled", 16, ranks::this_slice())),
-               std::invalid_argument);
+  p.m = m, p.n = n, p.k = k;
+  p.alpha = 1.5;
+  p.beta = -0.5;  // C0 read, and split like C
+  typename matrix::MatrixWorkload::template Kernel<Scalar, Space> whole(p, variant, 0),
+      part(p, variant, 0, ranks::this_slice());
+  whole.generate_inputs(9);
+  part.generate_inputs(9);
+  run_choice_once<Space>(whole);
+  run_choice_once<Space>(part);
+  const Verification v = part.verify(std::nullopt);
+  const std::string description = std::string(Space::name()) + " " + variant;
+  EXPECT_TRUE(v.passed) << description << ": " << v.detail;
+  auto& mine = part.template get<matrix::Gemm<Scalar, Space>>();
+  auto& all = whole.template get<matrix::Gemm<Scalar, Space>>();
+  EXPECT_EQ(mine.first_row(), ranks::rank() == 0 ? 0u : (m + 1) / 2) << description;
+  EXPECT_EQ(mine.shape().m, ranks::rank() == 0 ? (m + 1) / 2 : m / 2) << description;
+  EXPECT_EQ(bytes_of(mine.b()), bytes_of(all.b())) << description << ": B differs";
+  const bool exact = variant != "gemm-kokkos-kernels";
+  for (auto [a, b, what] : {std::make_tuple(&mine.a(), &all.a(), "A"), std::make_tuple(&mine.c0(), &all.c0(), "C0"),
+                            std::make_tuple(&mine.c(), exact ? &all.c() : &mine.c(), "C")}) {
+    if (a == b) continue;
+    const std::vector<std::string> parts = ranks::gather(bytes_of(*a));
+    if (ranks::rank() == 0) EXPECT_TRUE(parts[0] + parts[1] == bytes_of(*b)) << description << ": " << what << " differ";
+  }
 }
 
-TEST(DistanceSplit, TheMatrixOutputIsRefusedOnMoreThanOneRank) {
+TEST(MatrixSplit, TheRanksRowPanelsAreTheWholeProductBitForBit) {
+  std::vector<std::string> variants = {"gemm-naive", "gemm-tiled"};
+  if (compat::kHasKokkosKernels) variants.push_back("gemm-kokkos-kernels");
+  for_each_type(TestedSpaces{}, [&](auto tag) {
+    using Space = typename decltype(tag)::type;
+    for (const std::string& variant : variants) {
+      // An odd M (rank 0 holds a row more), N and K off every tile size.
+      check_gemm<float, Space>(variant, 67, 45, 38);
+      check_gemm<double, Space>(variant, 67, 45, 38);
+    }
+  });
+}
+
+// The distance matrix by rows: each rank's rows verify (their structure where its rows suffice),
+// and in rank order they are the whole matrix bit for bit, whole or streamed to the host in
+// blocks (for the kernels that compute each entry alone: the symmetric variant computes a rank's
+// entries directly, and the gemm form's vendor product may block a panel of other height
+// differently, so both are held to verification only).
+template <class Scalar, class Space>
+void check_distance_matrix(const std::string& variant, std::size_t n, std::optional<std::size_t> chunk_rows) {
   distance::Params p;
-  EXPECT_THROW((distance::Kernel<double, Kokkos::DefaultHostExecutionSpace>(p, "direct", 16, ranks::this_slice())),
-               std::invalid_argument);
+  p.dim = 3;
+  p.chunk_rows = chunk_rows;
+  distance::Kernel<Scalar, Space> whole(p, variant, n), part(p, variant, n, ranks::this_slice());
+  whole.generate_inputs(13);
+  part.generate_inputs(13);
+  miniapp::testing::run_once(whole);
+  miniapp::testing::run_once(part);
+  const std::string description = std::string(Space::name()) + " " + variant + (chunk_rows ? " chunked" : "");
+  EXPECT_EQ(part.block_plan().chunked, chunk_rows.has_value()) << description;
+  const Verification v = part.verify(std::nullopt);
+  EXPECT_TRUE(v.passed) << description << ": " << v.detail;
+  const auto mine = part.matrix_host();
+  EXPECT_EQ(mine.extent(0), ranks::rank() == 0 ? (n + 1) / 2 : n / 2) << description;
+  EXPECT_EQ(mine.extent(1), n) << description;
+  if (variant == "symmetric" || variant == "gemm") return;
+  const auto all = whole.matrix_host();
+  const std::vector<std::string> parts = ranks::gather(
+      std::string(reinterpret_cast<const char*>(mine.data()), mine.span() * sizeof(Scalar)));
+  if (ranks::rank() == 0)
+    EXPECT_TRUE(parts[0] + parts[1] == std::string(reinterpret_cast<const char*>(all.data()), all.span() * sizeof(Scalar)))
+        << description << ": the matrices differ";
+}
+
+TEST(DistanceSplit, TheRanksRowsOfTheMatrixAreTheWholeMatrixBitForBit) {
+  std::vector<std::string> variants = {"direct", "tiled", "symmetric"};
+  if (compat::kHasKokkosKernels) variants.push_back("gemm");
+  for_each_type(TestedSpaces{}, [&](auto tag) {
+    using Space = typename decltype(tag)::type;
+    for (const std::string& variant : variants) {
+      check_distance_matrix<float, Space>(variant, 201, std::nullopt);
+      check_distance_matrix<double, Space>(variant, 201, std::nullopt);
+      check_distance_matrix<double, Space>(variant, 201, std::size_t(17));  // blocks of 17 rows, the last short
+    }
+  });
+}
+
+TEST(DistanceSplit, MoreRanksThanRowsAreRefused) {
+  const Workload* w = find_workload("distance");
+  ASSERT_NE(w, nullptr);
+  MeasurementSpec spec;
+  spec.workload = "distance";
+  spec.variant = "direct";
+  spec.size = 1;
+  spec.ranks = kRanks;
+  const auto why = w->refuse(spec, std::any(distance::Params{}));
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("fewer rows than ranks"), std::string::npos) << *why;
+}
+
+// The regression's rows split across the ranks, the step's sums added over them: the ranks'
+// rows are the whole problem's bit for bit, every rank ends with the same beta (bit for bit), the
+// fit verifies on every rank, and it equals the whole problem's fit within the rounding of a
+// different order of the sums (coefficient_tolerance, what verification allows for the rounding
+// of the steps themselves).
+template <class Scalar, class Space>
+void check_regression(const std::string& variant, int features, std::size_t n) {
+  regression::Params p;
+  p.features = features;
+  p.iterations = 300;
+  regression::Kernel<Scalar, Space> whole(p, variant, n), part(p, variant, n, ranks::this_slice());
+  whole.generate_inputs(3);
+  part.generate_inputs(3);
+  miniapp::testing::run_once(whole);
+  miniapp::testing::run_once(part);
+  const std::string description =
+      std::string(Space::name()) + " " + variant + " " + std::to_string(features) + " features, N " + std::to_string(n);
+  EXPECT_EQ(part.own_row_range().first, ranks::rank() == 0 ? 0u : (n + 1) / 2) << description;
+  auto compare = [&](const std::string& mine, const std::string& all, const char* what) {
+    const std::vector<std::string> parts = ranks::gather(mine);
+    if (ranks::rank() == 0) EXPECT_TRUE(parts[0] + parts[1] == all) << description << ": " << what << " differ";
+  };
+  compare(bytes_of(part.x()), bytes_of(whole.x()), "X");
+  compare(bytes_of(part.y()), bytes_of(whole.y()), "y");
+  const std::string beta = bytes_of(part.beta());
+  EXPECT_EQ(ranks::broadcast(beta, 0), beta) << description << ": the ranks' beta differ";
+  const Verification v = part.verify(std::nullopt);
+  EXPECT_TRUE(v.passed) << description << ": " << v.detail;
+  double scale = 1.0, gap = 0.0;
+  for (std::size_t j = 0; j < whole.beta().host.extent(0); ++j) {
+    scale = std::max(scale, std::abs(double(whole.beta().host(j))));
+    gap = std::max(gap, std::abs(double(part.beta().host(j)) - double(whole.beta().host(j))));
+  }
+  EXPECT_LE(gap, regression::coefficient_tolerance<Scalar>(double(p.iterations), n) * scale) << description;
+  // The whole fit's verification on one rank and the split's agree on what was checked.
+  const Verification w = whole.verify(std::nullopt);
+  EXPECT_TRUE(w.passed) << description << ": " << w.detail;
+}
+
+TEST(RegressionSplit, TheRanksFitIsTheWholeProblemsWithinTheRoundingOfTheSums) {
+  std::vector<std::string> variants = {"fused"};
+  if (compat::kHasKokkosKernels) variants.push_back("blas");
+  for_each_type(TestedSpaces{}, [&](auto tag) {
+    using Space = typename decltype(tag)::type;
+    for (const std::string& variant : variants) {
+      // The single-variable model (its x are strata of the whole N) and a multivariate one, an odd
+      // N: rank 0 holds one row more.
+      check_regression<float, Space>(variant, 0, 4001);
+      check_regression<double, Space>(variant, 0, 4001);
+      check_regression<double, Space>(variant, 6, 3001);
+    }
+  });
+}
+
+TEST(RegressionSplit, ASignalToOneRankStopsTheFitOnEveryRankAtTheSameStep) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  regression::Params p;
+  p.features = 3;
+  p.iterations = 50;
+  regression::Kernel<double, Space> part(p, "fused", 1000, ranks::this_slice());
+  ASSERT_TRUE(part.exchanges_during_compute());
+  part.generate_inputs(3);
+  install_interrupt_handlers();
+  clear_interrupt_request();
+  if (ranks::rank() == 1) std::raise(SIGTERM);
+  EXPECT_THROW(part.compute(Space()), Interrupted);
+  clear_interrupt_request();
+  // Both ranks left the fit at the same step: the next collective pairs with the other rank's.
+  EXPECT_EQ(ranks::max(1 + ranks::rank()), kRanks);
+}
+
+TEST(RegressionSplit, TheExchangeIsItsOwnPhaseOfCompute) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  regression::Params p;
+  p.features = 4;
+  p.iterations = 100;
+  regression::Kernel<double, Space> part(p, "fused", 5000, ranks::this_slice());
+  MeasurementSpec spec;
+  spec.workload = "regression";
+  spec.variant = "fused";
+  spec.size = 5000;
+  spec.precision = Precision::Float64;
+  spec.ranks = kRanks;
+  spec.repetitions = 3;
+  const Measurement m = combine_over_ranks(measure(part, Space(), spec));
+  ASSERT_EQ(m.seconds.communicate.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_GT(m.seconds.communicate[i], 0.0);
+    EXPECT_LE(m.seconds.communicate[i], m.seconds.compute[i]);
+  }
+  EXPECT_TRUE(m.verification.passed) << m.verification.detail;
+  // A kernel that exchanges nothing has no such phase.
+  regression::Kernel<double, Space> whole(p, "fused", 5000);
+  spec.ranks = 1;
+  EXPECT_FALSE(whole.exchanges_during_compute());
+  EXPECT_TRUE(measure(whole, Space(), spec).seconds.communicate.empty());
 }
 
 }  // namespace

@@ -7,7 +7,11 @@
 #      provenance (job id, array task, node list, CPUs) and the merged set;
 #   3. the CPU/GPU twin: GPU variables in the GPU job's provenance, the side-by-side table;
 #   4. scancel (SIGTERM) of a running job keeps its finished measurements, merge reports it;
-#   5. queue-wait on the cluster's accounting; every daemon stopped by PID (also on failure).
+#   5. queue-wait on the cluster's accounting;
+#   6. an MPI job (`submit --ranks 2`, srun --mpi=pmix): both ranks in one results set, the
+#      regression's exchange recorded; two tasks without an MPI plugin refused; scancel of a
+#      2-rank job reaches both ranks and keeps the finished measurements;
+#   7. every results file against the schema; every daemon stopped by PID (also on failure).
 #
 #   tests/slurm/test_slurm.sh BINARY SOURCE_DIR
 #
@@ -279,7 +283,87 @@ out=$("$BIN" queue-wait -p somenonexistentpartition --since now-1hours 2>&1)
 if [ $? -eq 2 ] && grep -q "^error - please call sacct for existing partition(s)" <<<"$out"; then ok "queue-wait: $out"
 else fail "queue-wait with an unknown partition: $out"; fi
 
-section "6. every results file the jobs and merges wrote against the schema"
+section "6. an MPI job: two ranks as the tasks of one srun step"
+# The generic profile with the MPI plugin named in its launcher (the cluster's MpiDefault is none,
+# as on sites where the profile must say it).
+sed 's/^launcher: \[srun\]$/launcher: [srun, --mpi=pmix]/' "$SRC/sites/generic-cpu.yaml" >"$WORK/mpi-site.yaml"
+grep -q -- '--mpi=pmix' "$WORK/mpi-site.yaml" || fail "the MPI site profile was not made (sites/generic-cpu.yaml's launcher changed?)"
+cat >mpi.yaml <<'EOF'
+title: Slurm MPI test deck
+cases:
+  - name: fit
+    workload: regression
+    variant: fused
+    features: 4
+    iterations: 300
+    sizes: [2001]
+    precision: float64
+    spaces: [serial]
+    policies: [host]
+    repetitions: 2
+  - name: rows
+    workload: distance
+    output: row-sum
+    sizes: [301]
+    spaces: [serial]
+    policies: [host]
+    repetitions: 2
+EOF
+out=$("$BIN" submit mpi.yaml --site "$WORK/mpi-site.yaml" --cpus 2 --ranks 2 --results "$WORK/results" --submit 2>&1)
+mpi_job=$(sed -n 's/^submitted cpu job \([0-9]*\) .*/\1/p' <<<"$out")
+if [ -z "$mpi_job" ]; then
+  fail "submit --ranks 2: $out"
+else
+  wait_jobs "$mpi_job" >/dev/null
+  sacct -X -o JobID,JobName%22,State,ExitCode,Elapsed -j "$mpi_job"
+  json_check "$WORK/results/mpi-$mpi_job/results.json" \
+    "r['status'] == 'complete' and r['provenance']['launcher'] == 'srun' and [x['rank'] for x in r['provenance']['ranks']] == [0, 1] and len(r['measurements']) == 2 and all(m['verification']['passed'] and m['ranks']['count'] == 2 for m in r['measurements']) and 'communicate' in r['measurements'][0]['seconds'] and 'communicate' not in r['measurements'][1]['seconds']" \
+    "2-rank job: launcher srun, ranks 0 and 1, both measurements verified on both ranks, the fit's exchange recorded"
+  # The cluster binds no task (TaskPlugin=task/none): pinned threads would put both ranks on CPU 0.
+  if grep -q "wait for each other" "$WORK/results/miniapp-mpi-$mpi_job.out" 2>/dev/null; then
+    fail "the 2-rank job's ranks share a CPU: $(grep -m1 'warning: ranks' "$WORK/results/miniapp-mpi-$mpi_job.out")"
+  fi
+fi
+out=$(timeout 60 srun -n 2 --mpi=none "$BIN" mpi.yaml -q -o "$WORK/results/unconnected" 2>&1)
+code=$?
+if [ $code -eq 3 ] && grep -q "without an MPI plugin" <<<"$out" && [ ! -e "$WORK/results/unconnected/results.json" ]; then
+  ok "2 tasks without an MPI plugin refused (exit 3)"
+else
+  fail "2 unconnected tasks: exit $code: $out"
+fi
+cat >mpi-slow.yaml <<'EOF'
+title: Slurm MPI test deck, cancelled
+cases:
+  - name: long-fits
+    workload: regression
+    variant: fused
+    features: 8
+    iterations: 40000
+    sizes: [1000, 4000, 16000, 64000]
+    precision: float64
+    spaces: [serial]
+    policies: [host]
+    repetitions: 2
+EOF
+out=$("$BIN" submit mpi-slow.yaml --site "$WORK/mpi-site.yaml" --cpus 2 --ranks 2 --results "$WORK/results" --submit 2>&1)
+mpi_slow=$(sed -n 's/^submitted cpu job \([0-9]*\) .*/\1/p' <<<"$out")
+mpi_slow_results=$WORK/results/mpi-slow-$mpi_slow/results.json
+[ -n "$mpi_slow" ] || fail "no job id for the MPI job to cancel: $out"
+deadline=$((SECONDS + JOB_TIMEOUT))
+while [ -n "$mpi_slow" ] && ! python3 -c "import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))['finished_measurements'] >= 1 else 1)" "$mpi_slow_results" 2>/dev/null; do
+  [ $SECONDS -lt $deadline ] || { fail "MPI job $mpi_slow finished no measurement within ${JOB_TIMEOUT}s"; break; }
+  sleep 0.3
+done
+state=$(squeue -h -j "$mpi_slow" -o %T 2>/dev/null)
+[ "$state" = RUNNING ] || fail "MPI job $mpi_slow should still run before scancel (is $state): make mpi-slow.yaml slower"
+scancel "$mpi_slow"
+wait_jobs "$mpi_slow" >/dev/null
+json_check "$mpi_slow_results" \
+  "r['status'] == 'interrupted' and 1 <= r['finished_measurements'] < r['planned_measurements'] and len(r['measurements']) == r['finished_measurements'] and all(m['verification']['passed'] for m in r['measurements'])" \
+  "cancelled 2-rank job: interrupted, finished measurements kept and verified"
+pgrep -f "$WORK/mpi-slow.yaml" >/dev/null && fail "a rank of the cancelled MPI job outlived it"
+
+section "7. every results file the jobs and merges wrote against the schema"
 if out=$(/usr/bin/python3 "$SRC/tests/record/validate_results.py" "$WORK/results" 2>&1); then ok "$out"
 else fail "results schema: $out"; fi
 

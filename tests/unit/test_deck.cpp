@@ -293,3 +293,34 @@ TEST(Deck, PowersOfTwoThreadsStopAtSlurmsCpusPerTask) {
   EXPECT_EQ(all.back(), CPU_COUNT(&allowed));
   for (std::size_t i = 0; i + 1 < all.size(); ++i) EXPECT_EQ(all[i], 1 << i);
 }
+
+TEST(Deck, CaseSelectorTakesIndexesNamesAndPrefixesInTheDecksOrder) {
+  const std::string text =
+      "cases:\n"
+      "  - {name: ranks-1-fit, workload: distance, sizes: 10}\n"
+      "  - {name: ranks-2-fit, workload: distance, sizes: 20}\n"
+      "  - {name: ranks-2-rows, workload: distance, sizes: 30}\n"
+      "  - {name: other, workload: distance, sizes: 40}\n";
+  auto names = [](const Deck& d) {
+    std::vector<std::string> out;
+    for (const CaseSpec& c : d.cases) out.push_back(c.name);
+    return out;
+  };
+  Deck deck = *load(text).deck;
+  EXPECT_EQ(select_case(deck, "ranks-2-*"), std::nullopt);
+  EXPECT_EQ(names(deck), (std::vector<std::string>{"ranks-2-fit", "ranks-2-rows"}));
+  deck = *load(text).deck;
+  EXPECT_EQ(select_case(deck, "other,0"), std::nullopt);
+  EXPECT_EQ(names(deck), (std::vector<std::string>{"ranks-1-fit", "other"})) << "the deck's order, not the list's";
+  deck = *load(text).deck;
+  EXPECT_EQ(select_case(deck, "2"), std::nullopt);
+  EXPECT_EQ(names(deck), (std::vector<std::string>{"ranks-2-rows"}));
+  deck = *load(text).deck;
+  const auto problem = select_case(deck, "ranks-3-*,other,9");
+  ASSERT_TRUE(problem);
+  EXPECT_EQ(*problem, "--case 'ranks-3-*,other,9': 'ranks-3-*', '9': the deck has no such case (its cases: 0 "
+                      "ranks-1-fit, 1 ranks-2-fit, 2 ranks-2-rows, 3 other)");
+  EXPECT_EQ(deck.cases.size(), 4u) << "a refused selection keeps the deck";
+  EXPECT_TRUE(select_case(deck, ""));
+  EXPECT_TRUE(select_case(deck, "ranks-1-fit,"));
+}

@@ -31,7 +31,8 @@ options:
   -o, --output DIR    output directory (default: deck's output, else results/<deck>-<time>)
       --spaces LIST   comma-separated spaces for every case, e.g. serial,openmp
       --sizes LIST    comma-separated sizes for every case, e.g. 256,512
-      --case N|NAME   run only this case of the deck (index from 0, or its name)
+      --case LIST     run only these cases of the deck: comma-separated indexes (from 0),
+                      names, or name prefixes ending in '*' (--case 'ranks-2-*')
       --no-calibrate  skip the calibration probe. On by default: a few seconds per space, it
                       measures each space's stream bandwidth, GEMM rate, launch latency and
                       host<->device link, and every measurement is placed under those roofs.

@@ -29,6 +29,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -52,8 +53,9 @@ void print_list(std::ostream& os) {
   os << "workloads (size meaning; variants):\n";
   for (const auto& w : workloads()) {
     os << "  " << w->name() << ": " << w->summary() << "\n    size: " << w->size_meaning() << "\n";
-    os << "    MPI: " << (w->splits_across_ranks() ? "split across ranks" : "one rank only (not split across ranks)")
-       << "\n";
+    os << "    MPI: " << (w->splits_across_ranks() ? "split across ranks" : "one rank only (not split across ranks)");
+    if (w->splits_across_ranks() && !w->ranks_split().empty()) os << ": " << w->ranks_split();
+    os << "\n";
     for (const VariantInfo& v : w->variants()) {
       os << "    - " << v.name << ": " << v.summary;
       if (!v.unavailable_reason.empty()) os << " [unavailable: " << v.unavailable_reason << "]";
@@ -104,12 +106,44 @@ int cpus_allowed() {
   return CPU_COUNT(&set);
 }
 
+// The CPUs of a list such as "0-3,8".
+std::set<int> cpu_set_of(const std::string& list) {
+  std::set<int> cpus;
+  std::istringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    const std::size_t dash = item.find('-');
+    try {
+      const int first = std::stoi(item.substr(0, dash));
+      const int last = dash == std::string::npos ? first : std::stoi(item.substr(dash + 1));
+      for (int c = first; c <= last; ++c) cpus.insert(c);
+    } catch (const std::exception&) {
+    }
+  }
+  return cpus;
+}
+
 void warn_about_threads(const Provenance& p) {
   int limit = p.cpus_allowed;
   if (const char* slurm = std::getenv("SLURM_CPUS_PER_TASK")) limit = std::min(limit, std::atoi(slurm));
   if (limit > 0 && p.host_threads > limit)
     std::cerr << "warning: " << p.host_threads << " host threads (" << p.host_threads_source << ") but this job may use "
               << limit << " CPUs: the threads are oversubscribed and timings will suffer\n";
+  // Ranks of one node that may use the same CPUs, while OpenMP pins each rank's threads from the
+  // first CPU of its places: their threads all land on the same CPUs.
+  const char* bind = std::getenv("OMP_PROC_BIND");
+  if (p.ranks.size() < 2 || !bind || std::string(bind).empty() || std::string(bind) == "false") return;
+  for (std::size_t a = 0; a < p.ranks.size(); ++a)
+    for (std::size_t b = a + 1; b < p.ranks.size(); ++b) {
+      if (p.ranks[a].hostname != p.ranks[b].hostname) continue;
+      const std::set<int> first = cpu_set_of(p.ranks[a].cpus), second = cpu_set_of(p.ranks[b].cpus);
+      if (first.empty() || second.empty() || *first.begin() != *second.begin()) continue;
+      std::cerr << "warning: ranks " << p.ranks[a].rank << " and " << p.ranks[b].rank << " on " << p.ranks[a].hostname
+                << " may use CPUs " << p.ranks[a].cpus << " and " << p.ranks[b].cpus << ", and OMP_PROC_BIND=" << bind
+                << " pins each rank's first thread to the first of its CPUs, the same one: they wait for each other. "
+                   "Give each rank its own CPUs (srun with a task binding, mpirun --bind-to core) or set "
+                   "OMP_PROC_BIND=false\n";
+      return;
+    }
 }
 
 // Refuses, with the numbers, every measurement whose fields do not fit where they must live, and

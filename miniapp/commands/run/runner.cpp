@@ -42,7 +42,9 @@ Measurement combine_over_ranks(Measurement m) {
   if (ranks::count() == 1) return m;
   PhaseSamples& t = m.seconds;
   m.rank_spread = spread_of_medians(t);
-  for (std::vector<double>* samples : {&t.to_device, &t.compute, &t.to_host, &t.total}) ranks::max_in_place(*samples);
+  // Every rank has samples of communicate, or none does (the same kernel on every rank).
+  for (std::vector<double>* samples : {&t.to_device, &t.compute, &t.to_host, &t.total, &t.communicate})
+    ranks::max_in_place(*samples);
   std::vector<double> once = {t.generate, t.setup_to_device, t.final_to_host};
   ranks::max_in_place(once);
   t.generate = once[0], t.setup_to_device = once[1], t.final_to_host = once[2];

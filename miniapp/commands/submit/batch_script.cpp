@@ -65,8 +65,12 @@ Resources resolve_resources(const SiteProfile& site, const JobPlan& plan) {
   Resources r;
   r.time = plan.time.value_or(site.time);
   r.partition = plan.partition ? plan.partition : shape.partition;
+  if (plan.ranks < 1) throw ResourceError("--ranks needs at least one rank");
   if (plan.kind == JobKind::Gpu) {
-    r.gpus = plan.gpus.value_or(shape.gpus);
+    r.gpus = plan.gpus.value_or(plan.ranks > 1 ? plan.ranks : shape.gpus);
+    if (plan.ranks > 1 && r.gpus != plan.ranks)
+      throw ResourceError(std::to_string(plan.ranks) + " ranks with " + std::to_string(r.gpus) +
+                          " GPUs: a GPU job runs one rank per GPU (leave out --gpus, or make it equal --ranks)");
     if (r.gpus < 1) throw ResourceError("a GPU job needs at least one GPU");
     if (r.gpus > shape.gpus_per_node)
       throw ResourceError("site " + site.name + ": " + std::to_string(r.gpus) + " GPUs asked for, but a node has " +
@@ -80,6 +84,9 @@ Resources resolve_resources(const SiteProfile& site, const JobPlan& plan) {
     r.cpus = plan.cpus.value_or(shape.cpus);
     r.memory = shape.memory;
   }
+  if (plan.ranks > 1 && r.cpus > 0 && r.cpus < plan.ranks)
+    throw ResourceError(std::to_string(plan.ranks) + " ranks on " + std::to_string(r.cpus) +
+                        " CPUs: each rank needs a CPU at least (--cpus)");
   return r;
 }
 
@@ -155,6 +162,50 @@ void write_groups(std::ostream& s, const JobPlan& plan, const std::string& root)
   }
 }
 
+// The threads of each process (one per CPU of the task, or of each rank's share), their binding,
+// and the launcher that starts the mini-app (one task, or the ranks of one step).
+void write_threads_and_launcher(std::ostream& s, const SiteProfile& site, const JobPlan& plan, const Resources& r) {
+  const bool gpu = plan.kind == JobKind::Gpu;
+  s << "# One host thread per CPU of the task, from Slurm (seed 001: SLURM_CPUS_PER_TASK, never a\n"
+       "# hard-coded count; a site that asks for --ntasks-per-node gives SLURM_CPUS_ON_NODE).\n";
+  const bool mpi = plan.ranks > 1;
+  const std::string fallback = r.cpus > 0 ? std::to_string(r.cpus) : "$(nproc)";
+  s << "THREADS=${SLURM_CPUS_PER_TASK:-${SLURM_CPUS_ON_NODE:-" << fallback << "}}\n";
+  if (mpi) {
+    s << "# " << plan.ranks << " MPI ranks, each with its share of the CPUs"
+      << (gpu ? " and one GPU (srun --gpus-per-task=1 makes it each rank's only visible device)" : "") << ".\n";
+    s << "RANKS=" << plan.ranks << "\n";
+    s << "THREADS=$(( THREADS / RANKS > 0 ? THREADS / RANKS : 1 ))\n";
+  }
+  s << "export OMP_NUM_THREADS=$THREADS\n";
+  if (mpi)
+    s << "# Each rank's threads stay on the CPUs Slurm gives its task. Pinning them as well (OMP_PROC_BIND)\n"
+         "# needs a task binding: where a cluster binds no task, every rank would pin its threads from\n"
+         "# the node's first CPU, all ranks on one core.\n"
+         "export OMP_PROC_BIND=${OMP_PROC_BIND:-false}\n\n";
+  else
+    s << "export OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}\n\n";
+
+  s << "LAUNCH=(" << words(site.launcher) << ")\n";
+  if (!site.launcher.empty() && site.launcher.front() == "srun") {
+    if (mpi) {
+      s << "# The ranks as the tasks of one step (the site's MpiDefault, or --mpi=... in the profile's\n"
+           "# launcher, connects them).\n"
+           "LAUNCH+=(--ntasks=\"$RANKS\" --cpus-per-task=\"$THREADS\""
+        << (gpu ? " --gpus-per-task=1" : "") << ")\n";
+    } else {
+      s << "# One process with every CPU of the task: srun >= 22.05 does not take --cpus-per-task from the\n"
+           "# allocation, and --ntasks-per-node allocations would otherwise start one copy per task.\n"
+           "LAUNCH+=(--ntasks=1 --cpus-per-task=\"$THREADS\")\n";
+    }
+  }
+  if (mpi)
+    s << "# Outside Slurm: Open MPI's launcher, each rank on its own cores.\n"
+         "[ -n \"${SLURM_JOB_ID:-}\" ] || LAUNCH=(mpirun -np \"$RANKS\" --map-by \"slot:PE=$THREADS\")\n\n";
+  else
+    s << "[ -n \"${SLURM_JOB_ID:-}\" ] || LAUNCH=()  # outside Slurm: run the binary directly\n\n";
+}
+
 }  // namespace
 
 std::string batch_script(const SiteProfile& site, const JobPlan& plan) {
@@ -175,22 +226,12 @@ std::string batch_script(const SiteProfile& site, const JobPlan& plan) {
   write_groups(s, plan, root);
   s << "mkdir -p \"$RESULTS\" || exit 3\n\n";
 
-  s << "# One host thread per CPU of the task, from Slurm (seed 001: SLURM_CPUS_PER_TASK, never a\n"
-       "# hard-coded count; a site that asks for --ntasks-per-node gives SLURM_CPUS_ON_NODE).\n";
-  const std::string fallback = r.cpus > 0 ? std::to_string(r.cpus) : "$(nproc)";
-  s << "THREADS=${SLURM_CPUS_PER_TASK:-${SLURM_CPUS_ON_NODE:-" << fallback << "}}\n";
-  s << "export OMP_NUM_THREADS=$THREADS\n";
-  s << "export OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}\n\n";
-
-  s << "LAUNCH=(" << words(site.launcher) << ")\n";
-  if (!site.launcher.empty() && site.launcher.front() == "srun")
-    s << "# One process with every CPU of the task: srun >= 22.05 does not take --cpus-per-task from the\n"
-         "# allocation, and --ntasks-per-node allocations would otherwise start one copy per task.\n"
-         "LAUNCH+=(--ntasks=1 --cpus-per-task=\"$THREADS\")\n";
-  s << "[ -n \"${SLURM_JOB_ID:-}\" ] || LAUNCH=()  # outside Slurm: run the binary directly\n\n";
+  const bool mpi = plan.ranks > 1;
+  write_threads_and_launcher(s, site, plan, r);
 
   s << "echo \"[miniapp] job $JOB" << (array ? " task $TASK" : "")
-    << " on ${SLURM_JOB_NODELIST:-$(hostname)}: $THREADS threads, GPUs ${SLURM_JOB_GPUS:-none}"
+    << " on ${SLURM_JOB_NODELIST:-$(hostname)}: " << (mpi ? "$RANKS ranks of " : "")
+    << "$THREADS threads, GPUs ${SLURM_JOB_GPUS:-none}"
        " (CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-unset}, ROCR_VISIBLE_DEVICES=${ROCR_VISIBLE_DEVICES:-unset});"
        " results in $RESULTS\"\n";
 

@@ -24,6 +24,7 @@ struct JobPlan {
   std::optional<std::string> account;    // replaces the profile's
   std::optional<std::string> partition;  // replaces the profile's
   std::optional<int> cpus, gpus;         // replace the profile's
+  int ranks = 1;                         // MPI ranks on the node (a GPU job: one GPU each)
   std::optional<std::string> time;       // replaces the profile's
   std::string binary;                    // absolute path of the mini-app the job runs
   std::string deck;                      // absolute path of the deck

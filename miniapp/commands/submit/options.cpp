@@ -21,6 +21,10 @@ monitor into gpu-monitor.txt.
   --cpu | --gpu      the kind of job (default: gpu when a case asks for a device space)
   --gpus N           GPUs of a GPU job (CPUs and memory follow the profile's per-GPU share)
   --cpus N           CPUs of the job (replaces the profile's, or its per-GPU share)
+  --ranks N          run the deck as N MPI ranks on the node (srun --ntasks=N, or mpirun -np N
+                     where there is no scheduler), each with its share of the CPUs; a GPU job
+                     gets one GPU per rank (--gpus defaults to N, and must equal it). The deck is
+                     refused (exit 2) where a measurement does not split across ranks
   --time T           the time limit (Slurm's format, e.g. 1:00:00); replaces the profile's
   --partition P      replaces the profile's partition
   --array            a job array, one task per measurement group (case x size), each task
@@ -70,6 +74,7 @@ Options parse(int argc, char** argv) {
       .value("--cpus", count("--cpus", o.cpus))
       .value("--gpus", count("--gpus", o.gpus))
       .value("--throttle", count("--throttle", o.throttle))
+      .value("--ranks", count("--ranks", o.ranks))
       .value("--results", text(o.results))
       .value("--script", text(o.script))
       .value("--binary", text(o.binary))

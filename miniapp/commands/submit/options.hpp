@@ -18,7 +18,7 @@ enum class Mode { Write, Print, TestOnly, Submit };
 struct Options {
   std::string deck, site, sites_dir, results = "results", script, binary, gpu_binary;
   std::optional<std::string> account, time, partition;
-  std::optional<int> cpus, gpus, throttle;
+  std::optional<int> cpus, gpus, throttle, ranks;
   std::optional<JobKind> kind;
   bool array = false, twin = false, help = false;
   Mode mode = Mode::Write;

@@ -10,6 +10,7 @@
 #include "miniapp/core/atomic_file.hpp"
 #include "miniapp/core/clock.hpp"
 #include "miniapp/core/spaces.hpp"
+#include "miniapp/core/workload.hpp"
 #include "miniapp/record/merged.hpp"
 #include "miniapp/commands/submit/batch_script.hpp"
 #include "miniapp/commands/submit/options.hpp"
@@ -151,6 +152,25 @@ bool placeholder_account(const Options& o, const SiteProfile& site) {
   return true;
 }
 
+// Whether every measurement of the deck splits across `ranks` MPI ranks; says why not where one
+// does not (what a run on that many ranks would refuse before it starts).
+bool splits_across(const Deck& deck, int ranks) {
+  std::size_t refused = 0;
+  for (MeasurementSpec m : expand(deck)) {
+    m.ranks = ranks;
+    const CaseSpec& c = deck.cases[m.case_index];
+    if (const std::optional<std::string> why = find_workload(m.workload)->refuse(m, c.params)) {
+      std::cerr << deck.file << ":" << c.line << ":1: cases[" << m.case_index << "] (" << c.name << "): "
+                << m.variant << " " << to_string(m.precision) << " size " << m.size << " on " << m.space << ": " << *why
+                << "\n";
+      ++refused;
+    }
+  }
+  if (refused > 0)
+    std::cerr << refused << " measurement(s) cannot run on " << ranks << " MPI ranks (--ranks); nothing was submitted\n";
+  return refused == 0;
+}
+
 std::vector<JobKind> job_kinds(const Options& o, const Deck& deck, const SiteProfile& site) {
   if (o.twin) return {JobKind::Cpu, JobKind::Gpu};
   if (o.kind) return {*o.kind};
@@ -169,6 +189,7 @@ Job make_job(const Context& c, JobKind kind) {
   p.partition = o.partition;
   p.cpus = o.cpus;
   p.gpus = kind == JobKind::Gpu ? o.gpus : std::nullopt;
+  p.ranks = o.ranks.value_or(1);
   p.time = o.time;
   p.binary = kind == JobKind::Gpu ? c.gpu_binary : c.binary;
   p.deck = absolute(o.deck);
@@ -341,6 +362,7 @@ int run_submit(int argc, char** argv) {
   if (const int* code = std::get_if<int>(&site)) return *code;
   const SiteProfile& profile = *std::get<ProfileResult>(site).profile;
   if (placeholder_account(o, profile)) return exit_code::kBadInput;
+  if (o.ranks && *o.ranks > 1 && !splits_across(*loaded.deck, *o.ranks)) return exit_code::kBadInput;
 
   const std::string binary = absolute(o.binary.empty() ? self_binary() : o.binary);
   const Context c{o,

@@ -72,23 +72,25 @@ struct BlockPlan {
 // Two block buffers (double buffering where copies overlap compute).
 inline constexpr std::size_t kBlockBuffers = 2;
 
+// The blocks of `rows` rows of the n x n matrix (all n, or one MPI rank's rows; 0: n).
 inline BlockPlan plan_blocks(const Params& p, std::size_t n, std::size_t scalar_bytes,
-                             std::optional<std::size_t> budget) {
+                             std::optional<std::size_t> budget, std::size_t rows = 0) {
+  if (rows == 0) rows = n;
   BlockPlan plan;
   plan.budget = budget;
-  plan.rows_per_block = n;
+  plan.rows_per_block = rows;
   if (p.output != Output::Matrix || n == 0) return plan;
   const std::size_t row_bytes = n * scalar_bytes;
   // Points twice (as given and coordinate-major), norms.
   const std::size_t fixed = 2 * n * static_cast<std::size_t>(p.dim) * scalar_bytes + row_bytes;
   if (p.chunk_rows) {
-    plan.rows_per_block = std::min(*p.chunk_rows, n);
-  } else if (budget && fixed + n * row_bytes > *budget) {
+    plan.rows_per_block = std::min(*p.chunk_rows, rows);
+  } else if (budget && fixed + rows * row_bytes > *budget) {
     const std::size_t room = *budget > fixed ? *budget - fixed : 0;
-    plan.rows_per_block = std::clamp<std::size_t>(room / (kBlockBuffers * row_bytes), 1, n);
+    plan.rows_per_block = std::clamp<std::size_t>(room / (kBlockBuffers * row_bytes), 1, rows);
   }
-  plan.chunked = plan.rows_per_block < n;
-  plan.blocks = (n + plan.rows_per_block - 1) / plan.rows_per_block;
+  plan.chunked = plan.rows_per_block < rows;
+  plan.blocks = (rows + plan.rows_per_block - 1) / plan.rows_per_block;
   return plan;
 }
 
@@ -115,6 +117,9 @@ struct Description {
   static constexpr const char* name = "distance";
   static constexpr const char* summary = "Euclidean distance matrix of N random points (seed 002)";
   static constexpr const char* size_meaning = "number of points N (output N x N, or N per-row values)";
+  static constexpr const char* ranks_split =
+      "each rank holds every point and computes its own rows of the output (the symmetric variant then each of "
+      "its entries); nothing is exchanged";
   using Params = distance::Params;
 
   static VariantTable<Variant> variant_table() {
@@ -130,19 +135,17 @@ struct Description {
   static Variant variant(const std::string& name) { return variant_id(variant_table(), name, "distance"); }
   static std::vector<VariantInfo> variants() { return variant_infos(variant_table()); }
 
-  // The row outputs are split across MPI ranks (each rank holds every point and its own rows);
-  // the matrix is not yet.
-  static std::optional<std::string> refuse(const Params& p, const MeasurementSpec& spec) {
-    if (spec.ranks > 1 && p.output == Output::Matrix)
-      return "output: matrix is not split across MPI ranks yet (row_min and row_sum are); run it with one rank";
+  // Every output is split across MPI ranks by rows (each rank holds every point and its own rows
+  // of the outputs), which needs a row per rank at least.
+  static std::optional<std::string> refuse(const Params&, const MeasurementSpec& spec) {
+    if (spec.ranks > 1 && spec.size < static_cast<std::size_t>(spec.ranks))
+      return "the " + std::to_string(spec.size) + " rows are split across " + std::to_string(spec.ranks) +
+             " MPI ranks: fewer rows than ranks";
     return std::nullopt;
   }
 
   // Rows of the rank that holds the most.
-  static std::size_t own_rows(const MeasurementSpec& spec) {
-    const auto [begin, end] = ranks::Slice{0, spec.ranks}.range(spec.size);
-    return end - begin;
-  }
+  static std::size_t own_rows(const MeasurementSpec& spec) { return ranks::Slice::largest_part(spec.size, spec.ranks); }
 
   static Footprint footprint(const Params& p, const MeasurementSpec& spec) {
     const std::size_t s = scalar_bytes(spec.precision);
@@ -153,10 +156,12 @@ struct Description {
       case Output::RowSum: return {points + own_rows(spec) * s, 0};
       default: break;
     }
-    const BlockPlan plan = plan_blocks(p, n, s, budget_for(p, spec.space, is_host_space_name(spec.space)));
+    // Under MPI, the rows of the rank that holds the most.
+    const std::size_t rows = own_rows(spec);
+    const BlockPlan plan = plan_blocks(p, n, s, budget_for(p, spec.space, is_host_space_name(spec.space)), rows);
     const std::size_t norms = is_variant(variant_table(), spec.variant, Variant::Gemm) ? n * s : 0;
-    if (!plan.chunked) return {points + norms + n * n * s, 0};
-    return {points + norms + kBlockBuffers * plan.rows_per_block * n * s, n * n * s};
+    if (!plan.chunked) return {points + norms + rows * n * s, 0};
+    return {points + norms + kBlockBuffers * plan.rows_per_block * n * s, rows * n * s};
   }
 
   static std::vector<std::pair<std::string, std::string>> describe(const Params& p) {

@@ -29,24 +29,24 @@ class Kernel {
  public:
   using HostMatrix = Kokkos::View<Scalar**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
 
-  // The whole problem, or with `slice` one MPI rank's rows of the row outputs (every rank holds
-  // every point).
+  // The whole problem, or with `slice` one MPI rank's rows of the outputs (every rank holds every
+  // point): of the row reductions, or of the matrix (rows x N; the symmetric variant then computes
+  // each of its entries directly, as it does within a streamed block).
   Kernel(const Params& p, const std::string& variant, std::size_t n, const ranks::Slice& slice = {})
       : params_(p),
         variant_(Description::variant(variant)),
         n_(n),
         rows_(slice.range(n)),
-        plan_(plan_blocks(p, n, sizeof(Scalar), budget_for(p, space_name<Space>(), is_host_space<Space>()))),
+        plan_(plan_blocks(p, n, sizeof(Scalar), budget_for(p, space_name<Space>(), is_host_space<Space>()),
+                          rows_.second - rows_.first)),
         points_("points", n, p.dim),
         coordinates_("points (coordinate-major)", reads_coordinates() ? n : 0, p.dim),
-        distances_("distances", matrix_rows(false), matrix_rows(false)),
-        streamed_("distances (streamed to host)", matrix_rows(true), matrix_rows(true)),
+        distances_("distances", matrix_rows(false), matrix_rows(false) ? n : 0),
+        streamed_("distances (streamed to host)", matrix_rows(true), matrix_rows(true) ? n : 0),
         nearest_("nearest distance", p.output == Output::RowMin ? own_rows() : 0),
         nearest_index_("nearest index", p.output == Output::RowMin ? own_rows() : 0),
         row_sums_("row sum", p.output == Output::RowSum ? own_rows() : 0),
         norms_("norms", p.output == Output::Matrix && variant_ == Variant::Gemm ? n : 0) {
-    if (slice.count > 1 && p.output == Output::Matrix)
-      throw std::invalid_argument("distance: output: matrix is not split across MPI ranks");
     if (plan_.chunked) {
       instances_ = std::make_unique<compat::ConcurrentInstances<Space>>(Space());
       const std::size_t buffers = overlaps() ? kBlockBuffers : 1;
@@ -76,10 +76,10 @@ class Kernel {
     if (params_.output == Output::RowSum)
       return kernels::row_sum(space, coordinates_, row_sums_.device, dim, squared, first, own);
     if (variant_ == Variant::Gemm) kernels::squared_norms(space, points_.device, norms_, dim);
-    const auto n = static_cast<std::int64_t>(n_);
     if (!plan_.chunked) {
-      if (variant_ == Variant::Symmetric) return kernels::symmetric(space, coordinates_, distances_.device, dim, squared);
-      return compute_rows(space, distances_.device, 0, n);
+      if (variant_ == Variant::Symmetric && !split())
+        return kernels::symmetric(space, coordinates_, distances_.device, dim, squared);
+      return compute_rows(space, distances_.device, first, own);
     }
     // Chunked: each block is computed into a buffer in the space and copied to the host output
     // here, inside compute, on the same instance (so in order). With two concurrent instances
@@ -89,11 +89,11 @@ class Kernel {
     if (overlap) space.fence();
     const auto rows = static_cast<std::int64_t>(plan_.rows_per_block);
     for (std::size_t b = 0; b < plan_.blocks; ++b) {
-      const std::int64_t row0 = static_cast<std::int64_t>(b) * rows;
-      const std::int64_t count = std::min(rows, n - row0);
+      const std::int64_t row0 = static_cast<std::int64_t>(b) * rows;  // of this kernel's rows
+      const std::int64_t count = std::min(rows, own - row0);
       const Space& instance = overlap ? (*instances_)[b] : space;
       const MatrixView& buffer = buffers_[overlap ? b % kBlockBuffers : 0];
-      compute_rows(instance, buffer, row0, count);
+      compute_rows(instance, buffer, first + row0, count);
       Kokkos::deep_copy(instance, Kokkos::subview(streamed_.device, Kokkos::make_pair(row0, row0 + count), Kokkos::ALL()),
                         Kokkos::subview(buffer, Kokkos::make_pair(std::int64_t(0), count), Kokkos::ALL()));
     }
@@ -116,18 +116,20 @@ class Kernel {
       default: break;
     }
     WorkEstimate w;
-    switch (variant_) {
+    const double own_entries = rows * n;  // entries unless split across ranks
+    switch (split() && variant_ == Variant::Symmetric ? Variant::Direct : variant_) {
       case Variant::Symmetric:  // each pair once
         w = {0.5 * n * (n + 1) * (3.0 * d + root), points, entries * s};
         break;
       case Variant::Gemm:  // the cross term, then x2 + y2 added, clamped, rooted: C is written twice
-        w = {entries * (2.0 * d + 3.0 + root) + n * 2.0 * d, points + entries * s + n * s, 2.0 * entries * s};
+        w = {own_entries * (2.0 * d + 3.0 + root) + n * 2.0 * d, points + own_entries * s + n * s,
+             2.0 * own_entries * s};
         break;
-      default: w = {entries * (3.0 * d + root), points, entries * s};
+      default: w = {own_entries * (3.0 * d + root), points, own_entries * s};
     }
     if (plan_.chunked) {  // the block copies to the host, inside compute
-      w.bytes_read += entries * s;
-      w.bytes_written += entries * s;
+      w.bytes_read += own_entries * s;
+      w.bytes_written += own_entries * s;
     }
     return w;
   }
@@ -136,13 +138,14 @@ class Kernel {
     if (params_.output != Output::Matrix)
       return verify_rows<Scalar>(params_, points_.host, nearest_.host, nearest_index_.host, row_sums_.host, tolerance,
                                  rows_.first);
-    return verify_matrix<Scalar>(params_, variant_, points_.host, matrix_host(), tolerance, layout_note());
+    return verify_matrix<Scalar>(params_, variant_, points_.host, matrix_host(), tolerance, layout_note(), rows_.first);
   }
 
-  // The matrix as the host sees it after the harness's copies (or the chunked run's own).
+  // The matrix (this kernel's rows of it: all n, or one rank's) as the host sees it after the
+  // harness's copies (or the chunked run's own); row i of the whole matrix is row i - first.
   HostMatrix matrix_host() const {
-    const std::size_t rows = plan_.chunked ? streamed_.host.extent(0) : distances_.host.extent(0);
-    return HostMatrix(plan_.chunked ? streamed_.host.data() : distances_.host.data(), rows, rows);
+    if (plan_.chunked) return HostMatrix(streamed_.host.data(), streamed_.host.extent(0), streamed_.host.extent(1));
+    return HostMatrix(distances_.host.data(), distances_.host.extent(0), distances_.host.extent(1));
   }
 
   // Direct access for tests.
@@ -153,6 +156,7 @@ class Kernel {
   const BlockPlan& block_plan() const { return plan_; }
   // The rows [first, second) of the row outputs this kernel computes.
   std::pair<std::size_t, std::size_t> own_row_range() const { return rows_; }
+  bool split() const { return own_rows() < n_; }
   bool overlaps() const { return plan_.chunked && instances_ && instances_->concurrent() && variant_ != Variant::Gemm; }
 
  private:
@@ -162,7 +166,7 @@ class Kernel {
   bool reads_coordinates() const { return !(params_.output == Output::Matrix && variant_ == Variant::Gemm); }
 
   std::size_t matrix_rows(bool streamed) const {
-    return params_.output == Output::Matrix && plan_.chunked == streamed ? n_ : 0;
+    return params_.output == Output::Matrix && plan_.chunked == streamed ? own_rows() : 0;
   }
 
   // Rows [row0, row0 + count) into out(i - row0, j). Symmetric pairs rows with columns of other

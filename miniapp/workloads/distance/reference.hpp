@@ -103,14 +103,20 @@ inline std::string entry_name(std::size_t i, std::size_t j) {
   return "D(" + std::to_string(i) + "," + std::to_string(j) + ")";
 }
 
+// The matrix `out` holds rows [row0, row0 + out.extent(0)) of the n x n matrix (all of it, or one
+// MPI rank's rows), row i in out(i - row0, .). Its structure is checked where those rows suffice:
+// the diagonal of every row held, symmetry between the rows held, and triangles whose first two
+// corners are rows held.
 template <class Scalar, class Points, class Matrix>
-Verification verify_matrix(const Params& p, Variant variant, const Points& points, const Matrix& D,
-                           std::optional<double> tolerance, const std::string& layout_note) {
-  const std::size_t n = points.extent(0);
+Verification verify_matrix(const Params& p, Variant variant, const Points& points, const Matrix& out,
+                           std::optional<double> tolerance, const std::string& layout_note, std::size_t row0 = 0) {
+  const std::size_t n = points.extent(0), held = out.extent(0);
+  const auto D = [&](std::size_t i, std::size_t j) { return out(i - row0, j); };
   const bool gemm = variant == Variant::Gemm;
   const EntryBound<Scalar, Points> bound(p, gemm, points, tolerance);
   ErrorTally entries(bound.relative(0, 0, bound.scale()));
-  const std::vector<std::size_t> rows = reference_rows(n);
+  std::vector<std::size_t> rows = reference_rows(held);
+  for (std::size_t& i : rows) i += row0;
   double worst_true_rel = 0;  // against the distance itself: what near-identical points lose
   double largest_tolerance = entries.tolerance();
   for (std::size_t i : rows) {
@@ -125,11 +131,11 @@ Verification verify_matrix(const Params& p, Variant variant, const Points& point
   }
   // The structure of a distance matrix, checked on the output alone.
   ErrorTally structure(0);
-  for (std::size_t i = 0; i < n; ++i)
+  for (std::size_t i = row0; i < row0 + held; ++i)
     if (!(std::abs(static_cast<double>(D(i, i))) <= bound.absolute(i, i, 0)))
       structure.fail([&] { return "diagonal " + entry_name(i, i) + " = " + full_precision(D(i, i)) + ", expected 0"; });
   for (std::size_t i : rows)
-    for (std::size_t j = 0; j < n; ++j) {
+    for (std::size_t j = row0; j < row0 + held; ++j) {
       const double a = D(i, j), b = D(j, i);
       if (!(std::abs(a - b) <= bound.absolute(i, j, std::abs(a)) + bound.absolute(j, i, std::abs(b))))
         structure.fail([&] {
@@ -142,15 +148,19 @@ Verification verify_matrix(const Params& p, Variant variant, const Points& point
     return p.squared ? std::sqrt(std::max(d, 0.0)) : d;
   };
   auto slack = [&](std::size_t i, std::size_t j) { return bound.plain(i, j, std::abs(static_cast<double>(D(i, j)))); };
-  for (std::size_t t = 0; t < triples; ++t) {
-    const std::size_t i = splitmix64(3 * t) % n, j = splitmix64(3 * t + 1) % n, k = splitmix64(3 * t + 2) % n;
+  for (std::size_t t = 0; t < (held > 0 ? triples : 0); ++t) {
+    const std::size_t i = row0 + splitmix64(3 * t) % held, j = row0 + splitmix64(3 * t + 1) % held;
+    const std::size_t k = splitmix64(3 * t + 2) % n;
     if (!(plain(i, k) <= plain(i, j) + plain(j, k) + slack(i, k) + slack(i, j) + slack(j, k)))
       structure.fail([&] {
         return "triangle inequality fails: " + entry_name(i, k) + " > " + entry_name(i, j) + " + " + entry_name(j, k);
       });
   }
-  Verification v = entries.result("host long-double loops", std::to_string(rows.size()) + " of " + std::to_string(n) +
-                                                                " rows checked; zero diagonal, symmetry, triangle "
+  const std::string which = held == n ? std::to_string(n) + " rows"
+                                       : std::to_string(held) + " rows (" + std::to_string(row0) + ".." +
+                                             std::to_string(row0 + held - 1) + " of " + std::to_string(n) + ")";
+  Verification v = entries.result("host long-double loops", std::to_string(rows.size()) + " of " + which +
+                                                                " checked; zero diagonal, symmetry, triangle "
                                                                 "inequality on " +
                                                                 std::to_string(triples) + " triples");
   v.passed = entries.passed() && structure.passed();

@@ -1,9 +1,13 @@
 #pragma once
 // The BLAS3 product seed 000 names as the model GPU workload, C = alpha*A*B + beta*C0:
-// hand-written (naive, tiled) and through Kokkos Kernels.
+// hand-written (naive, tiled) and through Kokkos Kernels. Split across MPI ranks by row panels:
+// each rank holds its own rows of A, C0 and C and the whole of B (k x n on every rank: the limit of
+// this split is B's size, and it moves no data while it runs), each generated as in the whole
+// problem, so the panels together are the one-rank C bit for bit.
 
 #include "miniapp/core/field.hpp"
 #include "miniapp/core/measurement.hpp"
+#include "miniapp/core/ranks.hpp"
 #include "miniapp/workloads/matrix/gemm_tiled.hpp"
 #include "miniapp/workloads/matrix/kernels.hpp"
 #include "miniapp/workloads/matrix/params.hpp"
@@ -23,10 +27,13 @@ class Gemm {
 
   static bool runs(const std::string& variant) { return Description::variant(variant) != Variant::Elementwise; }
 
-  Gemm(const Params& p, const std::string& variant, std::size_t size)
+  // The whole product, or with `slice` one MPI rank's panel of rows of it.
+  Gemm(const Params& p, const std::string& variant, std::size_t size, const ranks::Slice& slice = {})
       : params_(p),
         variant_(Description::variant(variant)),
-        shape_(gemm_shape(p, size)),
+        whole_(gemm_shape(p, size)),
+        first_row_(slice.range(whole_.m).first),
+        shape_(panel(whole_, slice)),
         tiles_(resolve_tiles(p)),
         a_("A", shape_.m, shape_.k),
         b_("B", shape_.k, shape_.n),
@@ -40,15 +47,16 @@ class Gemm {
   }
   std::vector<Transferable*> outputs() { return {&c_}; }
 
+  // Each matrix from its own part of the stream of the whole problem's A, B, C0 in turn.
   void generate_inputs(std::uint64_t seed) {
-    fill_host<true>(a_.host, seed, 0);
-    fill_host<true>(b_.host, seed, a_.host.span());
-    fill_host<true>(c0_.host, seed, a_.host.span() + b_.host.span());
+    fill_host<true>(a_.host, seed, a_offset());
+    fill_host<true>(b_.host, seed, b_offset());
+    fill_host<true>(c0_.host, seed, c0_offset());
   }
   void generate_inputs_on_device(const Space& space, std::uint64_t seed) {
-    fill_device<true>(space, a_.device, seed, 0);
-    fill_device<true>(space, b_.device, seed, a_.device.span());
-    fill_device<true>(space, c0_.device, seed, a_.device.span() + b_.device.span());
+    fill_device<true>(space, a_.device, seed, a_offset());
+    fill_device<true>(space, b_.device, seed, b_offset());
+    fill_device<true>(space, c0_.device, seed, c0_offset());
   }
 
   void compute(const Space& space) {
@@ -62,13 +70,14 @@ class Gemm {
   }
 
   // 2MNK for the products and sums; the alpha/beta scaling (O(MN)) is not counted, as in BLAS.
+  // Under MPI, M is this rank's rows (the ranks' work adds up to the whole product's).
   WorkEstimate work() const {
     const double m = shape_.m, n = shape_.n, k = shape_.k, s = sizeof(Scalar);
     return {2 * m * n * k, (m * k + k * n + (reads_c0() ? m * n : 0)) * s, m * n * s};
   }
 
   Verification verify(std::optional<double> tolerance) const {
-    return verify_gemm<Scalar>(params_, shape_, a_.host, b_.host, c0_.host, c_.host, tolerance);
+    return verify_gemm<Scalar>(params_, shape_, a_.host, b_.host, c0_.host, c_.host, tolerance, first_row_);
   }
 
   // Direct access for tests and benchmarks.
@@ -78,9 +87,19 @@ class Gemm {
   Matrix& c() { return c_; }
   const TileShape& tiles() const { return tiles_; }
   const GemmShape& shape() const { return shape_; }
+  // This rank's rows of the whole product's C: [first, first + shape().m).
+  std::size_t first_row() const { return first_row_; }
 
  private:
   bool reads_c0() const { return params_.beta != 0.0; }
+
+  static GemmShape panel(const GemmShape& whole, const ranks::Slice& slice) {
+    const auto [begin, end] = slice.range(whole.m);
+    return {end - begin, whole.n, whole.k};
+  }
+  std::size_t a_offset() const { return first_row_ * whole_.k; }
+  std::size_t b_offset() const { return whole_.m * whole_.k; }
+  std::size_t c0_offset() const { return b_offset() + whole_.k * whole_.n + first_row_ * whole_.n; }
 
   static TileShape resolve_tiles(const Params& p) {
     TileShape t = default_tiles<Scalar, Space>();
@@ -92,7 +111,9 @@ class Gemm {
 
   Params params_;
   Variant variant_;
-  GemmShape shape_;
+  GemmShape whole_;        // the whole product's
+  std::size_t first_row_;  // this rank's first row of it
+  GemmShape shape_;        // this rank's panel (the whole product with one rank)
   TileShape tiles_;
   Matrix a_, b_, c0_, c_;
 };

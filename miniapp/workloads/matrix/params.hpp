@@ -47,6 +47,9 @@ struct Description {
   static constexpr const char* summary = "elementwise z = x ** y or x * y (seed 000) and GEMM C = alpha*A*B + beta*C0";
   static constexpr const char* size_meaning =
       "elementwise: columns of the rows x size arrays; gemm: M = N = K unless the keys m, n, k set them";
+  static constexpr const char* ranks_split =
+      "elementwise: each rank its share of the rows x size elements; gemm: each rank its rows of A, C0 and C, and "
+      "the whole of B; nothing is exchanged";
   using Params = matrix::Params;
 
   static VariantTable<Variant> variant_table() {
@@ -63,10 +66,12 @@ struct Description {
 
   // Elementwise and GEMM lay out different arrays for the same size; verification adds two rows
   // of N doubles on the host.
-  // GEMM is not split across MPI ranks yet (the elementwise form is).
-  static std::optional<std::string> refuse(const Params&, const MeasurementSpec& spec) {
-    if (spec.ranks > 1 && !is_variant(variant_table(), spec.variant, Variant::Elementwise))
-      return spec.variant + " is not split across MPI ranks yet (elementwise is); run it with one rank";
+  // GEMM splits across MPI ranks by rows of A and C, which needs a row per rank at least.
+  static std::optional<std::string> refuse(const Params& p, const MeasurementSpec& spec) {
+    if (spec.ranks > 1 && !is_variant(variant_table(), spec.variant, Variant::Elementwise) &&
+        gemm_shape(p, spec.size).m < static_cast<std::size_t>(spec.ranks))
+      return spec.variant + " splits the " + std::to_string(gemm_shape(p, spec.size).m) + " rows of C across " +
+             std::to_string(spec.ranks) + " MPI ranks: fewer rows than ranks";
     return std::nullopt;
   }
 
@@ -74,10 +79,11 @@ struct Description {
     const std::size_t s = scalar_bytes(spec.precision);
     if (is_variant(variant_table(), spec.variant, Variant::Elementwise)) {
       // Under MPI, the part of the rank that holds the most.
-      const auto [first, last] = ranks::Slice{0, spec.ranks}.range(static_cast<std::size_t>(p.rows) * spec.size);
-      return {3 * (last - first) * s, 0};
+      return {3 * ranks::Slice::largest_part(static_cast<std::size_t>(p.rows) * spec.size, spec.ranks) * s, 0};
     }
-    const GemmShape g = gemm_shape(p, spec.size);
+    // Under MPI, the panel of the rank that holds the most rows, and the whole of B.
+    GemmShape g = gemm_shape(p, spec.size);
+    g.m = ranks::Slice::largest_part(g.m, spec.ranks);
     return {(g.m * g.k + g.k * g.n + (p.beta != 0.0 ? 2 : 1) * g.m * g.n) * s, 2 * g.n * sizeof(double)};
   }
 

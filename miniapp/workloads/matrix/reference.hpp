@@ -49,10 +49,13 @@ Verification verify_elementwise(Operation op, const HostMatrix& x, const HostMat
 
 // C against host loops in double on the rows gemm_reference_rows picks. The bound is the
 // standard one of a K-term dot product: K units of roundoff of the sum of magnitudes (plus the
-// alpha/beta scaling), relative to that sum, so cancellation cannot fail it.
+// alpha/beta scaling), relative to that sum, so cancellation cannot fail it. Under MPI, A, C0 and
+// C are one rank's panel of rows, which begins at row `first_row` of the whole product (errors
+// name the whole product's rows).
 template <class Scalar, class HostMatrix>
 Verification verify_gemm(const Params& p, const GemmShape& shape, const HostMatrix& A, const HostMatrix& B,
-                         const HostMatrix& C0, const HostMatrix& C, std::optional<double> tolerance) {
+                         const HostMatrix& C0, const HostMatrix& C, std::optional<double> tolerance,
+                         std::size_t first_row = 0) {
   const std::size_t N = shape.n, K = shape.k;
   ErrorTally tally(tolerance.value_or((K + 3.0) * std::numeric_limits<Scalar>::epsilon()));
   const bool reads_c0 = p.beta != 0.0;
@@ -72,7 +75,7 @@ Verification verify_gemm(const Params& p, const GemmShape& shape, const HostMatr
       const double c0 = reads_c0 ? static_cast<double>(C0(i, j)) : 0.0;
       const double scale = std::abs(p.alpha) * magnitude[j] + std::abs(p.beta * c0);
       tally.compare(C(i, j), p.alpha * sum[j] + p.beta * c0, scale,
-                    [&] { return "C(" + std::to_string(i) + "," + std::to_string(j) + ")"; });
+                    [&] { return "C(" + std::to_string(first_row + i) + "," + std::to_string(j) + ")"; });
     }
   }
   return tally.result("host loops with double accumulation",

@@ -167,21 +167,27 @@ struct FusedGradient {
     sums[cols] += rr;
   }
 };
+// Rows first .. first + x.extent(0) - 1 of a problem of `total` rows (all of it when first is 0
+// and total the extent: one MPI rank's part otherwise), generated as in the whole problem.
 template <class X, class Y>
-void generate_on_host(const X& x, const Y& y, bool single_variable, double noise, std::uint64_t seed) {
-  const std::size_t n = x.extent(0), cols = x.extent(1);
+void generate_on_host(const X& x, const Y& y, bool single_variable, double noise, std::uint64_t seed,
+                      std::size_t first = 0, std::size_t total = 0) {
+  const std::size_t n = x.extent(0), cols = x.extent(1), all = total ? total : n;
   for (std::size_t i = 0; i < n; ++i)
-    y(i) = static_cast<typename Y::value_type>(generate_row(single_variable, n, cols, seed, noise, i, RowSetter<X>{x, i}));
+    y(i) = static_cast<typename Y::value_type>(
+        generate_row(single_variable, all, cols, seed, noise, first + i, RowSetter<X>{x, i}));
 }
 
 template <class Space, class X, class Y, MINIAPP_KERNEL_UNIT>
-void generate(const Space& space, const X& x, const Y& y, bool single_variable, double noise, std::uint64_t seed) {
-  const std::size_t n = x.extent(0), cols = x.extent(1);
+void generate(const Space& space, const X& x, const Y& y, bool single_variable, double noise, std::uint64_t seed,
+              std::size_t first = 0, std::size_t total = 0) {
+  const std::size_t n = x.extent(0), cols = x.extent(1), all = total ? total : n;
   Kokkos::parallel_for(
       "regression::generate", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, n),
       KOKKOS_LAMBDA(const std::int64_t i) {
         const auto row = static_cast<std::size_t>(i);
-        y(i) = static_cast<typename Y::value_type>(generate_row(single_variable, n, cols, seed, noise, row, RowSetter<X>{x, row}));
+        y(i) = static_cast<typename Y::value_type>(
+            generate_row(single_variable, all, cols, seed, noise, first + row, RowSetter<X>{x, row}));
       });
 }
 
@@ -236,15 +242,17 @@ void fused_sums(const Space& space, const X& x, const Y& y, const F& fit) {
                           fit.sums);
 }
 
-// r = X beta - y and g = (2/N) X^T r by gemv. X is row-major, which BLAS gemv (and Kokkos
+// r = X beta - y and g = (2/N) X^T r by gemv, N = `total` rows (X's own extent, or under MPI the
+// whole problem's, of which X holds one rank's part). X is row-major, which BLAS gemv (and Kokkos
 // Kernels' TPL path to it) does not take: seen as the column-major P+1 x N matrix X^T, the same
 // memory is what vendor gemv reads fastest (Kokkos Kernels' own row-major "T" product is far
 // slower; docs/tuning-notes.md).
 template <class Space, class X, class Y, class R, class F, MINIAPP_KERNEL_UNIT>
-void blas_sums(const Space& space, const X& x, const Y& y, const R& residual, const F& fit) {
+void blas_sums(const Space& space, const X& x, const Y& y, const R& residual, const F& fit, std::size_t total = 0) {
   using Scalar = typename F::View::value_type;
   using MemorySpace = typename Space::memory_space;
   const std::size_t n = x.extent(0), cols = x.extent(1);
+  const std::size_t all = total ? total : n;
   const Kokkos::View<const Scalar**, Kokkos::LayoutLeft, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> xt(
       x.data(), cols, n);
   const auto r = residual;
@@ -254,7 +262,7 @@ void blas_sums(const Space& space, const X& x, const Y& y, const R& residual, co
       "regression::loss", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, n),
       KOKKOS_LAMBDA(const std::int64_t i, Scalar& s) { s += r(i) * r(i); }, Kokkos::subview(fit.sums, cols));
   const auto gradient = Kokkos::subview(fit.sums, std::make_pair(std::size_t(0), cols));
-  compat::gemv("N", Scalar(2) / static_cast<Scalar>(n), xt, r, Scalar(0), gradient);
+  compat::gemv("N", Scalar(2) / static_cast<Scalar>(all), xt, r, Scalar(0), gradient);
 }
 
 // The rule of step k, on values: the loss l is recorded by the caller; the fit stops updating once

@@ -9,6 +9,7 @@
 #include "miniapp/core/kokkos_kernels_compat.hpp"
 #include "miniapp/core/map_reader.hpp"
 #include "miniapp/core/measurement.hpp"
+#include "miniapp/core/ranks.hpp"
 #include "miniapp/core/workload.hpp"
 
 #include <cmath>
@@ -39,6 +40,9 @@ struct Description {
   static constexpr const char* name = "regression";
   static constexpr const char* summary = "linear regression by full-batch gradient descent (seed 001, Example 2)";
   static constexpr const char* size_meaning = "number of samples N (X is N x (features + 1))";
+  static constexpr const char* ranks_split =
+      "each rank its rows of X and y; every step the ranks' gradient sums and loss are added (one allreduce of "
+      "features + 3 values, the `communicate` phase), and the fused variant runs its steps as launches";
   using Params = regression::Params;
 
   static VariantTable<Variant> variant_table() {
@@ -51,9 +55,11 @@ struct Description {
   static std::vector<VariantInfo> variants() { return variant_infos(variant_table()); }
 
   // X, y, the residual of `blas`, the loss history, beta and the sums; on the host, verification's
-  // float64 Gram matrix (twice: the replay's and the closed form's LU) and vectors of cols.
+  // float64 Gram matrix (twice: the replay's and the closed form's LU) and vectors of cols. Under
+  // MPI, the rows of the rank that holds the most.
   static Footprint footprint(const Params& p, const MeasurementSpec& spec) {
-    const std::size_t n = spec.size, cols = p.columns(), s = scalar_bytes(spec.precision);
+    const std::size_t n = ranks::Slice::largest_part(spec.size, spec.ranks), cols = p.columns();
+    const std::size_t s = scalar_bytes(spec.precision);
     const std::size_t residual = is_variant(variant_table(), spec.variant, Variant::Fused) ? 0 : n;
     const std::size_t space = (n * cols + n + residual + static_cast<std::size_t>(p.iterations) + 2 * cols + 3) * s;
     return {space, (3 * cols * cols + 16 * cols) * sizeof(double)};

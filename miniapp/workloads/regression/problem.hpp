@@ -5,17 +5,26 @@
 // variant's steps all in one parallel region (one_region.hpp, fused_steps_in_one_region). Nothing
 // comes back to the host until the harness copies the outputs. One harness iteration is the whole
 // fit, so it notices a signal between steps.
+//
+// Split across MPI ranks (a ranks::Slice of more than one rank), each rank holds its own rows of
+// X and y and every rank the whole beta: each step's sums are added over the ranks (one
+// allreduce of cols + 2 values on the host) before the update, which every rank then applies to
+// the same values, so every rank's beta stays the same. A signal is carried in that allreduce, so
+// all ranks stop at the same step and none is left waiting in it.
 
 #include "miniapp/core/field.hpp"
 #include "miniapp/core/interruption.hpp"
 #include "miniapp/core/measurement.hpp"
+#include "miniapp/core/ranks.hpp"
 #include "miniapp/workloads/regression/one_region.hpp"
 #include "miniapp/workloads/regression/params.hpp"
 #include "miniapp/workloads/regression/reference.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace miniapp::regression {
@@ -27,18 +36,22 @@ class Kernel {
                        typename Field<std::int64_t*, Space>::device_view>;
 
  public:
-  Kernel(const Params& p, const std::string& variant, std::size_t n)
+  // The whole problem of n rows, or with `slice` one MPI rank's rows of it.
+  Kernel(const Params& p, const std::string& variant, std::size_t n, const ranks::Slice& slice = {})
       : params_(p),
         variant_(Description::variant(variant)),
-        x_("X", n, p.columns()),
-        y_("y", n),
+        slice_(slice),
+        total_rows_(n),
+        first_row_(slice.range(n).first),
+        x_("X", own_rows(n, slice), p.columns()),
+        y_("y", own_rows(n, slice)),
         beta_("beta", p.columns()),
         loss_("loss", static_cast<std::size_t>(p.iterations)),
         diverged_at_("diverged_at", 1),
-        residual_("residual", variant_ == Variant::Blas ? n : 0),
+        residual_("residual", variant_ == Variant::Blas ? own_rows(n, slice) : 0),
         fit_{beta_.device, loss_.device, diverged_at_.device, typename FitState::View("gradient_sums", p.columns() + 1),
              typename FitState::View("best_loss", 2)},
-        region_threads_(variant_ == Variant::Fused ? fused_region_threads(Space()) : 1),
+        region_threads_(variant_ == Variant::Fused && slice.count == 1 ? fused_region_threads(Space()) : 1),
         region_scratch_("region_scratch",
                         region_threads_ > 1 ? region_scratch_size<Scalar>(region_threads_, p.columns()) : 0) {}
 
@@ -47,11 +60,12 @@ class Kernel {
 
   void generate_inputs(std::uint64_t seed) {
     seed_ = seed;
-    generate_on_host(x_.host, y_.host, params_.single_variable(), params_.noise_scale(), seed);
+    generate_on_host(x_.host, y_.host, params_.single_variable(), params_.noise_scale(), seed, first_row_, total_rows_);
   }
   void generate_inputs_on_device(const Space& space, std::uint64_t seed) {
     seed_ = seed;
-    generate(space, x_.device, y_.device, params_.single_variable(), params_.noise_scale(), seed);
+    generate(space, x_.device, y_.device, params_.single_variable(), params_.noise_scale(), seed, first_row_,
+             total_rows_);
   }
 
   void compute(const Space& space) {
@@ -69,24 +83,34 @@ class Kernel {
   }
 
   // The steps as launches, a reduction (or two gemv) and an update each: what compute does on
-  // device spaces, on Serial and for the blas variant; public for the tests and the benchmark that
-  // compare it with the steps in one region.
+  // device spaces, on Serial, for the blas variant and across MPI ranks; public for the tests and
+  // the benchmark that compare it with the steps in one region.
   void compute_with_launches(const Space& space) {
     const auto u = step_update();
     start(space, fit_);
     for (std::int64_t k = 0; k < params_.iterations; ++k) {
-      interruption_point(space, k);
+      if (!exchanges_during_compute()) interruption_point(space, k);
       if (variant_ == Variant::Fused) fused_sums(space, x_.device, y_.device, fit_);
-      else blas_sums(space, x_.device, y_.device, residual_, fit_);
+      else blas_sums(space, x_.device, y_.device, residual_, fit_, total_rows_);
+      if (exchanges_during_compute()) add_over_ranks(space);
       update(space, u, k);
     }
   }
+
+  // Whether compute calls collectives (the harness then agrees with the other ranks on a signal
+  // between iterations, and an error on one rank ends them all: see harness.hpp).
+  bool exchanges_during_compute() const { return slice_.count > 1; }
+  // Seconds compute spent adding the sums over the ranks (copies to and from the host included)
+  // since the last call.
+  double take_exchange_seconds() { return std::exchange(exchange_seconds_, 0.0); }
+  std::pair<std::size_t, std::size_t> own_row_range() const { return {first_row_, first_row_ + x_.host.extent(0)}; }
 
   // Whether compute runs the steps in one parallel region (fused_steps_in_one_region), and on how
   // many threads; 1: a reduction and an update launch per step.
   int region_threads() const { return region_threads_; }
 
   WorkEstimate work() const {
+    // This rank's rows (all rows with one); the exchange of cols + 2 values per step is not counted.
     const double n = static_cast<double>(x_.device.extent(0)), c = static_cast<double>(params_.columns());
     const double s = sizeof(Scalar), steps = static_cast<double>(params_.iterations);
     // Per step: X beta and X^T r, 2 N cols multiply-adds each.
@@ -97,7 +121,13 @@ class Kernel {
   }
 
   Verification verify(std::optional<double> tolerance) const {
-    return verify_fit<Scalar>(params_, seed_, x_.host, y_.host, beta_.host, loss_.host, diverged_at_.host(0), tolerance);
+    // Every rank checks the whole fit: the sums over the data that the reference needs are added
+    // over the ranks' rows.
+    const bool split = slice_.count > 1;
+    return verify_fit<Scalar>(params_, seed_, x_.host, y_.host, beta_.host, loss_.host, diverged_at_.host(0), tolerance,
+                              total_rows_, [split](std::vector<double>& v) {
+                                if (split) ranks::sum_in_place(v);
+                              });
   }
 
   // Direct access for tests.
@@ -109,15 +139,45 @@ class Kernel {
   void set_seed(std::uint64_t seed) { seed_ = seed; }
 
  private:
+  static std::size_t own_rows(std::size_t n, const ranks::Slice& slice) {
+    const auto [begin, end] = slice.range(n);
+    return end - begin;
+  }
+
+  // The step's sums (and the loss) over every rank's rows, in place, and whether any rank has
+  // received a signal: an extra value of the same allreduce, so that every rank learns it at the
+  // same step and stops there (Interrupted), none left waiting in the next step's allreduce.
+  void add_over_ranks(const Space& space) {
+    Kokkos::Timer timer;
+    const std::size_t values = fit_.sums.extent(0);
+    if (sums_host_.extent(0) != values) sums_host_ = Kokkos::create_mirror_view(fit_.sums);
+    const auto host = sums_host_;
+    Kokkos::deep_copy(space, host, fit_.sums);
+    space.fence();
+    exchange_.assign(host.data(), host.data() + values);
+    exchange_.push_back(interrupt_requested() ? Scalar(1) : Scalar(0));
+    ranks::sum_in_place(exchange_.data(), exchange_.size());
+    if (exchange_.back() > Scalar(0)) {
+      exchange_seconds_ += timer.seconds();
+      throw Interrupted(std::max(pending_signal(), 1));
+    }
+    std::copy(exchange_.begin(), exchange_.begin() + static_cast<std::ptrdiff_t>(values), host.data());
+    Kokkos::deep_copy(fit_.sums, host);
+    exchange_seconds_ += timer.seconds();
+  }
+
   // blas: gemv already scaled the gradient by 2/N; fused: the raw sums.
   StepUpdate<FitState, Scalar> step_update() const {
-    const Scalar inv_n = Scalar(1) / static_cast<Scalar>(x_.device.extent(0));
+    const Scalar inv_n = Scalar(1) / static_cast<Scalar>(total_rows_);
     const Scalar scale = variant_ == Variant::Fused ? Scalar(2) * inv_n : Scalar(1);
     return {fit_, static_cast<Scalar>(params_.rate()) * scale, inv_n, static_cast<Scalar>(growth_tolerance<Scalar>())};
   }
 
   Params params_;
   Variant variant_;
+  ranks::Slice slice_;
+  std::size_t total_rows_;  // N of the whole problem
+  std::size_t first_row_;   // this rank's first row in it
   std::uint64_t seed_ = 0;
   Field<Scalar**, Space> x_;
   Vector y_;
@@ -128,6 +188,9 @@ class Kernel {
   FitState fit_;
   int region_threads_;  // > 1: compute runs the steps in one parallel region
   typename FitState::View region_scratch_;  // fused_steps_in_one_region's partial sums and betas
+  compat::host_mirror_t<typename FitState::View> sums_host_;  // the sums on the host, for the allreduce
+  std::vector<Scalar> exchange_;                   // the sums and the signal flag of one allreduce
+  double exchange_seconds_ = 0;
 };
 
 }  // namespace miniapp::regression

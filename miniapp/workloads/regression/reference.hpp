@@ -4,14 +4,17 @@
 // true coefficients only for the detail (a fit that has not converged is not wrong). The bounds
 // are derived per case, from the rounding of the case's own sums and the condition of its X^T X:
 // see coefficient_tolerance and loss_bound.
+// Split across MPI ranks, the sums over the data are added over the ranks (data_sums.hpp).
 
 #include "miniapp/core/host_lu.hpp"
 #include "miniapp/core/verification.hpp"
+#include "miniapp/workloads/regression/data_sums.hpp"
 #include "miniapp/workloads/regression/kernels.hpp"
 #include "miniapp/workloads/regression/params.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -28,35 +31,6 @@ namespace miniapp::regression {
 template <class Scalar>
 double growth_tolerance() {
   return std::sqrt(static_cast<double>(std::numeric_limits<Scalar>::epsilon()));
-}
-
-// What the host learns from the data in double: the Gram matrix A = X^T X, c = X^T y, y^T y.
-struct NormalEquations {
-  std::size_t cols = 0;
-  std::vector<double> gram, xty;
-  double yty = 0;
-};
-
-template <class XView, class YView>
-NormalEquations normal_equations(const XView& x, const YView& y) {
-  NormalEquations ne;
-  const std::size_t n = x.extent(0), cols = x.extent(1);
-  ne.cols = cols;
-  ne.gram.assign(cols * cols, 0.0);
-  ne.xty.assign(cols, 0.0);
-  std::vector<double> row(cols);
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < cols; ++j) row[j] = static_cast<double>(x(i, j));
-    const double yi = static_cast<double>(y(i));
-    for (std::size_t j = 0; j < cols; ++j) {
-      for (std::size_t k = j; k < cols; ++k) ne.gram[j * cols + k] += row[j] * row[k];
-      ne.xty[j] += row[j] * yi;
-    }
-    ne.yty += yi * yi;
-  }
-  for (std::size_t j = 0; j < cols; ++j)
-    for (std::size_t k = 0; k < j; ++k) ne.gram[j * cols + k] = ne.gram[k * cols + j];
-  return ne;
 }
 
 // The float64 host replay: the same gradient steps, in the Gram form
@@ -129,35 +103,6 @@ inline double hessian_largest_eigenvalue(const NormalEquations& ne, std::size_t 
     lambda = next;
   }
   return 2.0 * lambda / static_cast<double>(n);
-}
-
-// The mean squared error of coefficients b on the data, in double, and the mean of
-// |r_i| (sum_j |x_ij b_j| + |y_i|): what rounding the residuals' dot products can do to it.
-struct Loss {
-  double value = 0;
-  double magnitude = 0;
-};
-
-template <class XView, class YView>
-Loss loss_of(const XView& x, const YView& y, const std::vector<double>& b) {
-  const std::size_t n = x.extent(0), cols = x.extent(1);
-  double squares = 0, magnitude = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    double r = -static_cast<double>(y(i)), terms = std::abs(static_cast<double>(y(i)));
-    for (std::size_t j = 0; j < cols; ++j) {
-      const double t = static_cast<double>(x(i, j)) * b[j];
-      r += t;
-      terms += std::abs(t);
-    }
-    squares += r * r;
-    magnitude += std::abs(r) * terms;
-  }
-  return {squares / static_cast<double>(n), magnitude / static_cast<double>(n)};
-}
-
-template <class XView, class YView>
-double mean_squared_error(const XView& x, const YView& y, const std::vector<double>& b) {
-  return loss_of(x, y, b).value;
 }
 
 // max_j |fitted_j - true_j| / se_j, se_j = sqrt(s^2 (X^T X)^-1_jj) the standard error of the
@@ -287,11 +232,11 @@ double loss_bound(const Loss& loss, std::size_t n, std::size_t cols, std::int64_
 // The fitted coefficients against the least-squares solution (by host LU of X^T X) and the true
 // ones, appended to `d`: the gaps, the final losses, whether the fit converged, and how many
 // standard errors of the estimate the fit lies from the truth.
-template <class X, class Y>
+template <class X, class Y, class Sum>
 void describe_closed_form(std::ostringstream& d, const X& x, const Y& y, const NormalEquations& ne,
                           const std::vector<double>& fitted, const std::vector<double>& truth,
-                          const std::int64_t iterations) {
-  const std::size_t n = x.extent(0), cols = x.extent(1);
+                          const std::int64_t iterations, std::size_t n, const Sum& sum) {
+  const std::size_t cols = x.extent(1);
   std::vector<double> a = ne.gram, closed = ne.xty;
   if (host_lu_solve(a, closed, cols)) {
     d << "; closed form: X^T X is singular";
@@ -302,9 +247,10 @@ void describe_closed_form(std::ostringstream& d, const X& x, const Y& y, const N
       truth_gap = std::max(truth_gap, std::abs(fitted[j] - truth[j]));
       closed_scale = std::max(closed_scale, std::abs(closed[j]));
     }
-    const double best_loss = mean_squared_error(x, y, closed);
+    const std::vector<Loss> final_losses = losses_of(x, y, {closed, fitted}, n, sum);
+    const double best_loss = final_losses[0].value;
     d << ", closed form " << format_list(closed) << ", true " << format_list(truth) << "; max |fitted - closed form| "
-      << gap << "; final loss " << mean_squared_error(x, y, fitted) << " (closed form " << best_loss << ")";
+      << gap << "; final loss " << final_losses[1].value << " (closed form " << best_loss << ")";
     if (gap <= 1e-3 * closed_scale)
       d << "; converged (gap below 1e-3 of max |beta|)";
     else
@@ -317,12 +263,17 @@ void describe_closed_form(std::ostringstream& d, const X& x, const Y& y, const N
 }
 
 // The whole check of one fit. `device_diverged`: the step where the device stopped updating, or -1.
-template <class Scalar, class X, class Y, class Beta, class LossView>
+// Under MPI, x and y are this rank's rows of a problem of `total` rows, and `sum(values)` adds a
+// vector of sums over every rank's rows in place; every rank calls it the same times in the same
+// order (each decision between the calls depends on summed values only). One rank: total is x's
+// extent (0 says so too) and sum does nothing.
+template <class Scalar, class X, class Y, class Beta, class LossView, class Sum>
 Verification verify_fit(const Params& p, std::uint64_t seed, const X& x, const Y& y, const Beta& beta,
-                        const LossView& loss, std::int64_t device_diverged, std::optional<double> tolerance) {
-  const std::size_t n = x.extent(0), cols = x.extent(1);
+                        const LossView& loss, std::int64_t device_diverged, std::optional<double> tolerance,
+                        std::size_t total, const Sum& sum) {
+  const std::size_t n = total ? total : x.extent(0), cols = x.extent(1);
   const double lr = p.rate();
-  const NormalEquations ne = normal_equations(x, y);
+  const NormalEquations ne = normal_equations(x, y, sum);
   const Replay rep = replay(ne, n, p.iterations, lr, growth_tolerance<Scalar>(),
                             static_cast<double>(std::numeric_limits<Scalar>::epsilon()));
   std::vector<double> fitted(cols), truth(cols);
@@ -356,8 +307,9 @@ Verification verify_fit(const Params& p, std::uint64_t seed, const X& x, const Y
   // The first losses, from the replay's iterates and the data: the Gram form's
   // (b.Ab - 2 b.c + y.y) / N cancels where y.y is much larger than the loss.
   ErrorTally losses(tolerance.value_or(1.0));
+  const std::vector<Loss> first_losses = losses_of(x, y, rep.first_iterates, n, sum);
   for (std::size_t k = 0; k < rep.first_iterates.size(); ++k) {
-    const Loss reference = loss_of(x, y, rep.first_iterates[k]);
+    const Loss& reference = first_losses[k];
     double iterate_scale = 1.0;
     for (double b : rep.first_iterates[k]) iterate_scale = std::max(iterate_scale, std::abs(b));
     const double scale = std::max(1.0, reference.value);
@@ -371,13 +323,21 @@ Verification verify_fit(const Params& p, std::uint64_t seed, const X& x, const Y
   std::ostringstream d;
   d.precision(6);
   d << p.iterations << " steps at lr " << lr << ": fitted " << format_list(fitted);
-  describe_closed_form(d, x, y, ne, fitted, truth, p.iterations);
+  describe_closed_form(d, x, y, ne, fitted, truth, p.iterations, n, sum);
   d << "; max |fitted - replay| " << coefficients.max_abs_error() << " (tolerance " << coefficients.tolerance()
     << " of max(1, |beta|): rounding of " << accumulated << " steps carried to the end)";
   Verification v = coefficients.result("float64 host replay of the same steps (Gram form); closed form by host LU", d.str());
   v.detail += losses.failure_summary("of the first losses off the replay");
   v.passed = coefficients.passed() && losses.passed();
   return v;
+}
+
+// The check of a fit on the whole problem in x and y (one rank).
+template <class Scalar, class X, class Y, class Beta, class LossView>
+Verification verify_fit(const Params& p, std::uint64_t seed, const X& x, const Y& y, const Beta& beta,
+                        const LossView& loss, std::int64_t device_diverged, std::optional<double> tolerance) {
+  return verify_fit<Scalar>(p, seed, x, y, beta, loss, device_diverged, tolerance, x.extent(0),
+                            [](std::vector<double>&) {});
 }
 
 }  // namespace miniapp::regression

@@ -108,6 +108,9 @@ struct Description {
   static constexpr const char* name = "solver";
   static constexpr const char* summary = "N dense systems A x = b by LU with partial pivoting (seed 001, Example 1)";
   static constexpr const char* size_meaning = "order n of each system (A is n x n; key `systems` sets how many)";
+  static constexpr const char* ranks_split =
+      "batched variants: each rank its share of the systems; dense-blocked and dense-vendor are one system on one "
+      "rank only; nothing is exchanged";
   using Params = solver::Params;
 
   static VariantTable<Variant> variant_table() {
@@ -144,9 +147,8 @@ struct Description {
   static Footprint footprint(const Params& p, const MeasurementSpec& spec) {
     const std::size_t n = spec.size, s = scalar_bytes(spec.precision);
     // Under MPI, the systems of the rank that holds the most.
-    const auto [first, last] = ranks::Slice{0, spec.ranks}.range(p.systems);
     Params mine = p;
-    mine.systems = last - first;
+    mine.systems = ranks::Slice::largest_part(p.systems, spec.ranks);
     return footprint_of(mine, n, s, spec.variant);
   }
 
