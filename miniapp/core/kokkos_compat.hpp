@@ -70,6 +70,28 @@ inline std::string kokkos_kernels_version() {
 #endif
 }
 
+// Under MPI, the Kokkos argument that gives each rank of a node its own device where it sees
+// several (with srun --gpus-per-task=1 each sees one, and any mapping picks it): Kokkos 3.7 and
+// later map the launcher's local rank themselves (--kokkos-map-device-id-by=mpi_rank); 3.4 maps
+// it only when told the device count, so it gets the device id, the local rank modulo the
+// devices the vendor runtime reports (--kokkos-device). Empty without a device backend, or
+// where the runtime reports none.
+inline std::string device_by_local_rank_argument([[maybe_unused]] int local_rank) {
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+  return "";
+#elif KOKKOS_VERSION >= 30700
+  return "--kokkos-map-device-id-by=mpi_rank";
+#else
+  int count = 0;
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+#else
+  if (hipGetDeviceCount(&count) != hipSuccess) count = 0;
+#endif
+  return count > 0 ? "--kokkos-device=" + std::to_string(local_rank % count) : "";
+#endif
+}
+
 // A Kokkos Tools profiling region for the lifetime of the object: what a tool loaded through
 // KOKKOS_PROFILE_LIBRARY (Kokkos 3.4) or KOKKOS_TOOLS_LIBS (3.7 on) shows as a node of its tree.
 // Kokkos::Profiling::ScopedRegion exists from 4.1 only; pushRegion/popRegion in every version.

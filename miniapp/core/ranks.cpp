@@ -1,7 +1,10 @@
 #include "miniapp/core/ranks.hpp"
 
+#include "miniapp/core/kokkos_compat.hpp"
+
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 #if MINIAPP_HAVE_MPI
@@ -39,6 +42,21 @@ std::pair<std::size_t, std::size_t> Slice::range(std::size_t items) const {
 }
 
 bool compiled() { return MINIAPP_HAVE_MPI != 0; }
+
+bool chooses_device(const std::vector<std::string>& kokkos_args) {
+  for (const char* variable : {"KOKKOS_DEVICE_ID", "KOKKOS_NUM_DEVICES", "KOKKOS_MAP_DEVICE_ID_BY"})
+    if (env(variable)) return true;
+  for (const std::string& a : kokkos_args)
+    for (const char* flag : {"--kokkos-device", "--kokkos-ndevices", "--kokkos-num-devices", "--kokkos-map-device-id-by"})
+      if (a.compare(0, std::strlen(flag), flag) == 0) return true;
+  return false;
+}
+
+std::vector<std::string> kokkos_arguments(std::vector<std::string> kokkos_args) {
+  if (count() > 1 && !chooses_device(kokkos_args))
+    if (std::string a = compat::device_by_local_rank_argument(local_rank()); !a.empty()) kokkos_args.push_back(std::move(a));
+  return kokkos_args;
+}
 
 Session::Session([[maybe_unused]] int* argc, [[maybe_unused]] char*** argv) {
   // srun started several tasks without connecting them (no MPI plugin: no PMIx/PMI variables):

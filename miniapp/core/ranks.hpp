@@ -69,6 +69,14 @@ std::vector<std::string> gather(const std::string& text);
 // Every rank gets `root`'s text.
 std::string broadcast(const std::string& text, int root);
 
+// Whether the user chose the device Kokkos uses: a --kokkos-* argument or a KOKKOS_* variable
+// naming a device id, a device count or a mapping (every version's spelling).
+bool chooses_device(const std::vector<std::string>& kokkos_args);
+// The --kokkos-* arguments Kokkos starts with on this rank: the user's, and under MPI, unless the
+// user chose a device, the one that gives each rank of a node its own device
+// (compat::device_by_local_rank_argument; none without a device backend).
+std::vector<std::string> kokkos_arguments(std::vector<std::string> kokkos_args);
+
 // Ends every rank at once with `code` (a collective can no longer be trusted to complete).
 [[noreturn]] void abort(int code);
 

@@ -4,7 +4,8 @@
 #   1. a deck of what is split (the distance matrix and row outputs, x ** y, GEMM, batched solves,
 #      gradient descent) runs on 2 ranks: exit 0, every measurement verified by both ranks, the work of the whole
 #      problem (equal to one rank's run), the regression's exchange as its own phase, each rank's
-#      host and CPUs recorded, one results set written by rank 0;
+#      host and CPUs recorded, one results set written by rank 0, and the advice over both runs
+#      keeping the 2-rank runs as series of their own;
 #   2. a deck of what is not split (the dense solver) is refused on 2 ranks before anything runs
 #      (exit 2);
 #   3. a verification failure on the ranks makes the job exit 1 with the results complete;
@@ -142,6 +143,13 @@ for p in problems:
 sys.exit(1 if problems else 0)
 PY
 [ -f "$WORK/two/results.csv" ] || fail "two ranks wrote no results.csv"
+# The advice over both runs keeps the 2-rank runs as series of their own (ranks as a dimension).
+if out=$("$BIN" advise "$WORK/one" "$WORK/two" 2>&1); then
+  grep -q "serial x 2 ranks" <<<"$out" || { echo "$out" | head -40; fail "the advice names no 2-rank series"; }
+  grep -q "duplicate" <<<"$out" && fail "the advice took the 2-rank runs for duplicates of the 1-rank ones"
+else
+  echo "$out" | tail -20; fail "advise over the 1- and 2-rank runs failed"
+fi
 
 echo "== 2. what is not split is refused on two ranks"
 cat > "$WORK/dense.yaml" <<YAML

@@ -1,8 +1,11 @@
 // The one command-line parser (miniapp/core/options.hpp) every command uses.
+#include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/options.hpp"
+#include "miniapp/core/ranks.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -106,4 +109,25 @@ TEST(SplitList, DropsEmptyItems) {
   EXPECT_EQ(split_list("a,,b,"), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(split_list("x:y", ':'), (std::vector<std::string>{"x", "y"}));
   EXPECT_TRUE(split_list(",").empty());
+}
+
+TEST(RunCommandLine, TheUsersOwnDeviceChoiceIsKeptUnderMpi) {
+  for (const char* variable : {"KOKKOS_DEVICE_ID", "KOKKOS_NUM_DEVICES", "KOKKOS_MAP_DEVICE_ID_BY"})
+    ASSERT_EQ(std::getenv(variable), nullptr) << variable << " is set in the test's environment";
+  EXPECT_FALSE(miniapp::ranks::chooses_device({}));
+  EXPECT_FALSE(miniapp::ranks::chooses_device({"--kokkos-num-threads=2", "--kokkos-tools-libs=x.so"}));
+  for (const char* a : {"--kokkos-device=1", "--kokkos-device-id=1", "--kokkos-ndevices=2", "--kokkos-num-devices=2",
+                        "--kokkos-map-device-id-by=random"})
+    EXPECT_TRUE(miniapp::ranks::chooses_device({"--kokkos-num-threads=2", a})) << a;
+  ::setenv("KOKKOS_DEVICE_ID", "1", 1);
+  EXPECT_TRUE(miniapp::ranks::chooses_device({}));
+  ::unsetenv("KOKKOS_DEVICE_ID");
+  // One rank (no launcher here): the user's arguments alone.
+  EXPECT_EQ(miniapp::ranks::kokkos_arguments({"--kokkos-num-threads=2"}), std::vector<std::string>{"--kokkos-num-threads=2"});
+#if !defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_HIP)
+  // A host build has no device to map: no argument is added.
+  EXPECT_EQ(miniapp::compat::device_by_local_rank_argument(1), "");
+#elif KOKKOS_VERSION >= 30700
+  EXPECT_EQ(miniapp::compat::device_by_local_rank_argument(1), "--kokkos-map-device-id-by=mpi_rank");
+#endif
 }

@@ -306,7 +306,7 @@ int start_thread_sweep(const CommandLine& cli, const Deck& deck, int argc, char*
 // Kokkos started with the --kokkos-* arguments only (so its own --help handling never fires),
 // where this process runs recorded, then the run.
 int run_in_kokkos(const CommandLine& cli, const Deck& deck, const std::string& threads_source, int argc, char** argv) {
-  std::vector<std::string> kokkos_args = cli.kokkos_args;
+  std::vector<std::string> kokkos_args = ranks::kokkos_arguments(cli.kokkos_args);
   std::vector<char*> kokkos_argv = {argv[0]};
   for (std::string& a : kokkos_args) kokkos_argv.push_back(a.data());
   int kokkos_argc = static_cast<int>(kokkos_argv.size());

@@ -62,7 +62,7 @@ def analyse_group(key: Tuple, points: List[Point], link: Link, profile: Optional
     device, device_points = device_series(good)
     stddev = spreads(hosts, device_points)
     host_times = {n: t for n, (t, _) in best_host.items()}
-    serial = {p.size: p.total for p in hosts if p.space == Space.SERIAL}
+    serial = {p.size: p.total for p in hosts if p.space == Space.SERIAL and p.ranks == 1}
     parallel, parallel_label, threads = parallel_host_times(hosts)
     crossovers = (device_crossovers(device, best_host, stddev)
                   + host_crossovers(serial, parallel, parallel_label, threads, stddev))
@@ -97,8 +97,8 @@ def device_series(good: List[Point]) -> Tuple[Devices, DevicePoints]:
     device_points: DevicePoints = {}
     for p in good:
         if not p.host:
-            device.setdefault(p.space, {}).setdefault(p.policy, {})[p.size] = p.total
-            device_points[(p.space, p.policy, p.size)] = p
+            device.setdefault(p.series_space, {}).setdefault(p.policy, {})[p.size] = p.total
+            device_points[(p.series_space, p.policy, p.size)] = p
     return device, device_points
 
 
@@ -138,13 +138,14 @@ def parallel_host_times(hosts: List[Point]) -> Tuple[Dict[str, Dict[int, float]]
     parallel_label: Dict[str, Dict[int, str]] = {}
     threads: Threads = {}
     for p in hosts:
-        if p.space == Space.SERIAL:
+        if p.space == Space.SERIAL and p.ranks == 1:
             continue
-        per = parallel.setdefault(p.space, {})
+        space = p.series_space  # several MPI ranks: a parallel configuration of its own
+        per = parallel.setdefault(space, {})
         if p.total < per.get(p.size, math.inf):
             per[p.size] = p.total
-            parallel_label.setdefault(p.space, {})[p.size] = p.space_label
-        threads.setdefault(p.space, {}).setdefault(p.size, {})[p.threads or 0] = p.total
+            parallel_label.setdefault(space, {})[p.size] = p.space_label
+        threads.setdefault(space, {}).setdefault(p.size, {})[p.threads or 0] = p.total
     return parallel, parallel_label, threads
 
 

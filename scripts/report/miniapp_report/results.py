@@ -155,12 +155,19 @@ class Point:
     verification_detail: str = ""
     gpu_energy: Optional[GpuEnergy] = None
     gpu_energy_recorded: bool = False  # the file has the field (null on host spaces); older binaries lack it
+    ranks: int = 1                  # MPI ranks the measurement was split over (measurements[].ranks.count)
 
     @property
     def space_label(self) -> str:
+        label = self.space
         if self.host and self.space != Space.SERIAL and self.threads:
-            return f"{self.space} ({self.threads} thread{'s' if self.threads != 1 else ''})"
-        return self.space
+            label = f"{self.space} ({self.threads} thread{'s' if self.threads != 1 else ''})"
+        return label if self.ranks == 1 else f"{label} x {self.ranks} ranks"
+
+    @property
+    def series_space(self) -> str:
+        """The space as a series of the advice: a run split over several MPI ranks is a series of its own."""
+        return self.space if self.ranks == 1 else f"{self.space} x {self.ranks} ranks"
 
     @property
     def failed(self) -> bool:
@@ -168,7 +175,7 @@ class Point:
 
     def key(self) -> Tuple:
         return (self.case, self.workload, self.variant, self.size, self.precision, self.space, self.threads,
-                self.policy, self.generate)
+                self.ranks, self.policy, self.generate)
 
 
 @dataclass
@@ -307,7 +314,8 @@ def _point(m: dict, source: Source, parameters: Dict[str, str]) -> Point:
             bytes_to_device=float(transfers.get("bytes_to_device_per_iteration", 0)),
             bytes_to_host=float(transfers.get("bytes_to_host_per_iteration", 0)),
             repetitions=int(m.get("repetitions", 0)), verification_detail=str(verification.get("detail", "")),
-            gpu_energy=_gpu_energy(m), gpu_energy_recorded="gpu_energy" in m)
+            gpu_energy=_gpu_energy(m), gpu_energy_recorded="gpu_energy" in m,
+            ranks=int((m.get("ranks") or {}).get("count", 1)))
     except KeyError as e:
         raise InputError(f"{source.path}: a measurement lacks the field {e.args[0]!r}") from None
     except (TypeError, ValueError) as e:
@@ -377,7 +385,7 @@ def host_representative(points: List[Point]) -> List[Point]:
     for p in points:
         if not p.host:
             continue
-        k = (p.space, p.threads, p.size)
+        k = (p.series_space, p.threads, p.size)
         if k not in best or _policy_rank(p.policy) < _policy_rank(best[k].policy):
             best[k] = p
     return list(best.values())
