@@ -24,11 +24,13 @@ struct Slice {
   // The contiguous part [begin, end) of `items` this rank owns: the first items % count ranks
   // own one more, so rank r's items follow rank r - 1's and together they cover all items.
   std::pair<std::size_t, std::size_t> range(std::size_t items) const;
-  // The most items any of `count` ranks owns (rank 0's part): what a memory check plans for.
-  static std::size_t largest_part(std::size_t items, int count) {
-    const auto [begin, end] = Slice{0, count}.range(items);
+  // How many of `items` this rank owns: the length of range(items).
+  std::size_t part(std::size_t items) const {
+    const auto [begin, end] = range(items);
     return end - begin;
   }
+  // The most items any of `count` ranks owns (rank 0's part): what a memory check plans for.
+  static std::size_t largest_part(std::size_t items, int count) { return Slice{0, count}.part(items); }
 };
 
 // Whether this binary was built with MPI.

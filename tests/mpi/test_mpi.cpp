@@ -185,6 +185,33 @@ std::string bytes_of(const F& field) {
   return out;
 }
 
+// One computation, inputs in and outputs back (the kernel_helpers' run_once, for any kernel
+// class, KernelChoice included).
+template <class Space, class K>
+void run_once_on(K& k) {
+  for (Transferable* f : k.inputs()) f->copy_to_device();
+  Space space;
+  k.compute(space);
+  space.fence();
+  for (Transferable* f : k.outputs()) f->copy_to_host();
+}
+
+// The whole problem's kernel and this rank's part of it, each generated from `seed` and computed
+// once.
+template <class Space, class K>
+void generate_and_run(std::uint64_t seed, K& whole, K& part) {
+  for (K* k : {&whole, &part}) {
+    k->generate_inputs(seed);
+    run_once_on<Space>(*k);
+  }
+}
+
+// The ranks' parts in rank order are `whole`, byte for byte (a collective: every rank calls it).
+void expect_parts_make_whole(const std::string& mine, const std::string& whole, const std::string& what) {
+  const std::vector<std::string> parts = ranks::gather(mine);
+  if (ranks::rank() == 0) EXPECT_TRUE(parts[0] + parts[1] == whole) << what << " differ";
+}
+
 // The row outputs of distance, split across the ranks: each rank's part verifies, and the parts
 // in rank order are the whole problem's outputs bit for bit, on every compiled space.
 template <class Scalar, class Space>
@@ -193,19 +220,15 @@ void check_distance_rows(distance::Output output, const std::string& variant, st
   p.dim = 5;
   p.output = output;
   distance::Kernel<Scalar, Space> whole(p, variant, n), part(p, variant, n, ranks::this_slice());
-  whole.generate_inputs(7);
-  part.generate_inputs(7);
-  miniapp::testing::run_once(whole);
-  miniapp::testing::run_once(part);
+  generate_and_run<Space>(7, whole, part);
   const auto [begin, end] = part.own_row_range();
   EXPECT_EQ(begin, ranks::rank() == 0 ? 0u : (n + 1) / 2);
   EXPECT_EQ(end, ranks::rank() == 0 ? (n + 1) / 2 : n);
   const Verification v = part.verify(std::nullopt);
   EXPECT_TRUE(v.passed) << v.detail;
-  const std::string description = std::string(Space::name()) + " " + variant + " " + to_string(output);
+  const std::string description = std::string(Space::name()) + " " + variant + " " + to_string(output) + ": ";
   auto compare = [&](const std::string& mine, const std::string& all, const char* what) {
-    const std::vector<std::string> parts = ranks::gather(mine);
-    if (ranks::rank() == 0) EXPECT_TRUE(parts[0] + parts[1] == all) << description << ": " << what << " differ";
+    expect_parts_make_whole(mine, all, description + what);
   };
   if (output == distance::Output::RowMin) {
     compare(bytes_of(part.nearest()), bytes_of(whole.nearest()), "nearest distances");
@@ -233,16 +256,12 @@ void check_solver_systems(const std::string& variant, std::size_t n) {
   solver::Params p;
   p.systems = 301;
   solver::Kernel<Scalar, Space> whole(p, variant, n), part(p, variant, n, ranks::this_slice());
-  whole.generate_inputs(11);
-  part.generate_inputs(11);
-  miniapp::testing::run_once(whole);
-  miniapp::testing::run_once(part);
+  generate_and_run<Space>(11, whole, part);
   const Verification v = part.verify(std::nullopt);
   EXPECT_TRUE(v.passed) << v.detail;
-  const std::string description = std::string(Space::name()) + " " + variant + " n " + std::to_string(n);
+  const std::string description = std::string(Space::name()) + " " + variant + " n " + std::to_string(n) + ": ";
   auto compare = [&](const std::string& mine, const std::string& all, const char* what) {
-    const std::vector<std::string> parts = ranks::gather(mine);
-    if (ranks::rank() == 0) EXPECT_TRUE(parts[0] + parts[1] == all) << description << ": " << what << " differ";
+    expect_parts_make_whole(mine, all, description + what);
   };
   // The inputs too: a rank's systems are generated as the whole batch's.
   compare(bytes_of(part.matrices()), bytes_of(whole.matrices()), "matrices");
@@ -273,26 +292,13 @@ std::string span_bytes(const F& field) {
   return std::string(reinterpret_cast<const char*>(field.host.data()), field.host.span() * sizeof(*field.host.data()));
 }
 
-// One computation, inputs in and outputs back (the kernel_helpers' run_once, for a KernelChoice).
-template <class Space, class K>
-void run_choice_once(K& k) {
-  for (Transferable* f : k.inputs()) f->copy_to_device();
-  Space space;
-  k.compute(space);
-  space.fence();
-  for (Transferable* f : k.outputs()) f->copy_to_host();
-}
-
 template <class Scalar, class Space>
 void check_elementwise(matrix::Operation op) {
   matrix::Params p;
   p.rows = 3;  // 3 x 1001 elements: the ranks hold 1502 and 1501, across a row boundary
   p.op = op;
   typename matrix::MatrixWorkload::template Kernel<Scalar, Space> whole(p, "elementwise", 1001), part(p, "elementwise", 1001, ranks::this_slice());
-  whole.generate_inputs(5);
-  part.generate_inputs(5);
-  run_choice_once<Space>(whole);
-  run_choice_once<Space>(part);
+  generate_and_run<Space>(5, whole, part);
   const Verification v = part.verify(std::nullopt);
   EXPECT_TRUE(v.passed) << v.detail;
   auto& mine = part.template get<matrix::Elementwise<Scalar, Space>>();
@@ -300,8 +306,7 @@ void check_elementwise(matrix::Operation op) {
   EXPECT_EQ(mine.own_elements().first, ranks::rank() == 0 ? 0u : 1502u);
   for (auto [a, b, what] : {std::make_tuple(&mine.x(), &all.x(), "x"), std::make_tuple(&mine.y(), &all.y(), "y"),
                             std::make_tuple(&mine.z(), &all.z(), "z")}) {
-    const std::vector<std::string> parts = ranks::gather(span_bytes(*a));
-    if (ranks::rank() == 0) EXPECT_TRUE(parts[0] + parts[1] == span_bytes(*b)) << Space::name() << ": " << what << " differ";
+    expect_parts_make_whole(span_bytes(*a), span_bytes(*b), std::string(Space::name()) + ": " + what);
   }
 }
 
@@ -327,10 +332,7 @@ void check_gemm(const std::string& variant, std::size_t m, std::size_t n, std::s
   p.beta = -0.5;  // C0 read, and split like C
   typename matrix::MatrixWorkload::template Kernel<Scalar, Space> whole(p, variant, 0),
       part(p, variant, 0, ranks::this_slice());
-  whole.generate_inputs(9);
-  part.generate_inputs(9);
-  run_choice_once<Space>(whole);
-  run_choice_once<Space>(part);
+  generate_and_run<Space>(9, whole, part);
   const Verification v = part.verify(std::nullopt);
   const std::string description = std::string(Space::name()) + " " + variant;
   EXPECT_TRUE(v.passed) << description << ": " << v.detail;
@@ -343,8 +345,7 @@ void check_gemm(const std::string& variant, std::size_t m, std::size_t n, std::s
   for (auto [a, b, what] : {std::make_tuple(&mine.a(), &all.a(), "A"), std::make_tuple(&mine.c0(), &all.c0(), "C0"),
                             std::make_tuple(&mine.c(), exact ? &all.c() : &mine.c(), "C")}) {
     if (a == b) continue;
-    const std::vector<std::string> parts = ranks::gather(bytes_of(*a));
-    if (ranks::rank() == 0) EXPECT_TRUE(parts[0] + parts[1] == bytes_of(*b)) << description << ": " << what << " differ";
+    expect_parts_make_whole(bytes_of(*a), bytes_of(*b), description + ": " + what);
   }
 }
 
@@ -372,10 +373,7 @@ void check_distance_matrix(const std::string& variant, std::size_t n, std::optio
   p.dim = 3;
   p.chunk_rows = chunk_rows;
   distance::Kernel<Scalar, Space> whole(p, variant, n), part(p, variant, n, ranks::this_slice());
-  whole.generate_inputs(13);
-  part.generate_inputs(13);
-  miniapp::testing::run_once(whole);
-  miniapp::testing::run_once(part);
+  generate_and_run<Space>(13, whole, part);
   const std::string description = std::string(Space::name()) + " " + variant + (chunk_rows ? " chunked" : "");
   EXPECT_EQ(part.block_plan().chunked, chunk_rows.has_value()) << description;
   const Verification v = part.verify(std::nullopt);
@@ -385,11 +383,10 @@ void check_distance_matrix(const std::string& variant, std::size_t n, std::optio
   EXPECT_EQ(mine.extent(1), n) << description;
   if (variant == "symmetric" || variant == "gemm") return;
   const auto all = whole.matrix_host();
-  const std::vector<std::string> parts = ranks::gather(
-      std::string(reinterpret_cast<const char*>(mine.data()), mine.span() * sizeof(Scalar)));
-  if (ranks::rank() == 0)
-    EXPECT_TRUE(parts[0] + parts[1] == std::string(reinterpret_cast<const char*>(all.data()), all.span() * sizeof(Scalar)))
-        << description << ": the matrices differ";
+  auto bytes = [](const auto& matrix) {
+    return std::string(reinterpret_cast<const char*>(matrix.data()), matrix.span() * sizeof(Scalar));
+  };
+  expect_parts_make_whole(bytes(mine), bytes(all), description + ": the matrices");
 }
 
 TEST(DistanceSplit, TheRanksRowsOfTheMatrixAreTheWholeMatrixBitForBit) {
@@ -429,19 +426,12 @@ void check_regression(const std::string& variant, int features, std::size_t n) {
   p.features = features;
   p.iterations = 300;
   regression::Kernel<Scalar, Space> whole(p, variant, n), part(p, variant, n, ranks::this_slice());
-  whole.generate_inputs(3);
-  part.generate_inputs(3);
-  miniapp::testing::run_once(whole);
-  miniapp::testing::run_once(part);
+  generate_and_run<Space>(3, whole, part);
   const std::string description =
       std::string(Space::name()) + " " + variant + " " + std::to_string(features) + " features, N " + std::to_string(n);
   EXPECT_EQ(part.own_row_range().first, ranks::rank() == 0 ? 0u : (n + 1) / 2) << description;
-  auto compare = [&](const std::string& mine, const std::string& all, const char* what) {
-    const std::vector<std::string> parts = ranks::gather(mine);
-    if (ranks::rank() == 0) EXPECT_TRUE(parts[0] + parts[1] == all) << description << ": " << what << " differ";
-  };
-  compare(bytes_of(part.x()), bytes_of(whole.x()), "X");
-  compare(bytes_of(part.y()), bytes_of(whole.y()), "y");
+  expect_parts_make_whole(bytes_of(part.x()), bytes_of(whole.x()), description + ": X");
+  expect_parts_make_whole(bytes_of(part.y()), bytes_of(whole.y()), description + ": y");
   const std::string beta = bytes_of(part.beta());
   EXPECT_EQ(ranks::broadcast(beta, 0), beta) << description << ": the ranks' beta differ";
   const Verification v = part.verify(std::nullopt);

@@ -128,6 +128,21 @@ wait_jobs() {
   done
 }
 
+# Waits until job JOB has kept N measurements in RESULTS (its results.json), checks that it still
+# runs, then cancels it (SIGTERM) and waits for it to end: cancel_after JOB RESULTS N DECK
+cancel_after() {
+  local job=$1 results=$2 n=$3 deck=$4 deadline=$((SECONDS + JOB_TIMEOUT)) state
+  while ! python3 -c "import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))['finished_measurements'] >= int(sys.argv[2]) else 1)" "$results" "$n" 2>/dev/null; do
+    [ $SECONDS -lt $deadline ] || { fail "job $job finished no $n measurement(s) within ${JOB_TIMEOUT}s"; break; }
+    sleep 0.3
+  done
+  state=$(squeue -h -j "$job" -o %T 2>/dev/null)
+  echo "job $job is $state with $(python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r['finished_measurements'], 'of', r['planned_measurements'])" "$results" 2>/dev/null) measurements; scancel $job"
+  [ "$state" = RUNNING ] || fail "job $job should still run before scancel (is $state): make $deck slower"
+  scancel "$job"
+  wait_jobs "$job" >/dev/null
+}
+
 # python3 checks on a results.json: json_check FILE 'python expression over r' description
 json_check() {
   local file=$1 expr=$2 what=$3
@@ -246,17 +261,8 @@ section "4. scancel (SIGTERM) of a running job"
 out=$("$BIN" submit slow.yaml --site generic-cpu --cpus 1 --results "$WORK/results" --submit 2>&1)
 slow=$(sed -n 's/^submitted cpu job \([0-9]*\) .*/\1/p' <<<"$out")
 slow_results=$WORK/results/slow-$slow/results.json
-[ -n "$slow" ] || fail "no job id for the job to cancel: $out"
-deadline=$((SECONDS + JOB_TIMEOUT))
-while [ -n "$slow" ] && ! python3 -c "import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))['finished_measurements'] >= 2 else 1)" "$slow_results" 2>/dev/null; do
-  [ $SECONDS -lt $deadline ] || { fail "job $slow finished no 2 measurements within ${JOB_TIMEOUT}s"; break; }
-  sleep 0.3
-done
-state=$(squeue -h -j "$slow" -o %T 2>/dev/null)
-echo "job $slow is $state with $(python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r['finished_measurements'], 'of', r['planned_measurements'])" "$slow_results" 2>/dev/null) measurements; scancel $slow"
-[ "$state" = RUNNING ] || fail "job $slow should still run before scancel (is $state): make slow.yaml slower"
-scancel "$slow"
-wait_jobs "$slow" >/dev/null
+if [ -n "$slow" ]; then cancel_after "$slow" "$slow_results" 2 slow.yaml
+else fail "no job id for the job to cancel: $out"; fi
 sacct -X -o JobID,JobName%22,State,ExitCode,Elapsed -j "$slow"
 json_check "$slow_results" \
   "r['status'] == 'interrupted' and 'signal 15' in r.get('error', '') and 2 <= r['finished_measurements'] < r['planned_measurements'] and len(r['measurements']) == r['finished_measurements'] and all(m['verification']['passed'] for m in r['measurements'])" \
@@ -348,16 +354,8 @@ EOF
 out=$("$BIN" submit mpi-slow.yaml --site "$WORK/mpi-site.yaml" --cpus 2 --ranks 2 --results "$WORK/results" --submit 2>&1)
 mpi_slow=$(sed -n 's/^submitted cpu job \([0-9]*\) .*/\1/p' <<<"$out")
 mpi_slow_results=$WORK/results/mpi-slow-$mpi_slow/results.json
-[ -n "$mpi_slow" ] || fail "no job id for the MPI job to cancel: $out"
-deadline=$((SECONDS + JOB_TIMEOUT))
-while [ -n "$mpi_slow" ] && ! python3 -c "import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))['finished_measurements'] >= 1 else 1)" "$mpi_slow_results" 2>/dev/null; do
-  [ $SECONDS -lt $deadline ] || { fail "MPI job $mpi_slow finished no measurement within ${JOB_TIMEOUT}s"; break; }
-  sleep 0.3
-done
-state=$(squeue -h -j "$mpi_slow" -o %T 2>/dev/null)
-[ "$state" = RUNNING ] || fail "MPI job $mpi_slow should still run before scancel (is $state): make mpi-slow.yaml slower"
-scancel "$mpi_slow"
-wait_jobs "$mpi_slow" >/dev/null
+if [ -n "$mpi_slow" ]; then cancel_after "$mpi_slow" "$mpi_slow_results" 1 mpi-slow.yaml
+else fail "no job id for the MPI job to cancel: $out"; fi
 json_check "$mpi_slow_results" \
   "r['status'] == 'interrupted' and 1 <= r['finished_measurements'] < r['planned_measurements'] and len(r['measurements']) == r['finished_measurements'] and all(m['verification']['passed'] for m in r['measurements'])" \
   "cancelled 2-rank job: interrupted, finished measurements kept and verified"

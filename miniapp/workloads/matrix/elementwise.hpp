@@ -70,8 +70,7 @@ class Elementwise {
  private:
   static std::pair<std::size_t, std::size_t> shape(const Params& p, std::size_t size, const ranks::Slice& slice) {
     if (slice.count == 1) return {static_cast<std::size_t>(p.rows), size};
-    const auto [begin, end] = slice.range(static_cast<std::size_t>(p.rows) * size);
-    return {1, end - begin};
+    return {1, slice.part(static_cast<std::size_t>(p.rows) * size)};
   }
 
   Operation op_;

@@ -94,8 +94,7 @@ class Gemm {
   bool reads_c0() const { return params_.beta != 0.0; }
 
   static GemmShape panel(const GemmShape& whole, const ranks::Slice& slice) {
-    const auto [begin, end] = slice.range(whole.m);
-    return {end - begin, whole.n, whole.k};
+    return {slice.part(whole.m), whole.n, whole.k};
   }
   std::size_t a_offset() const { return first_row_ * whole_.k; }
   std::size_t b_offset() const { return whole_.m * whole_.k; }

@@ -43,12 +43,12 @@ class Kernel {
         slice_(slice),
         total_rows_(n),
         first_row_(slice.range(n).first),
-        x_("X", own_rows(n, slice), p.columns()),
-        y_("y", own_rows(n, slice)),
+        x_("X", slice.part(n), p.columns()),
+        y_("y", slice.part(n)),
         beta_("beta", p.columns()),
         loss_("loss", static_cast<std::size_t>(p.iterations)),
         diverged_at_("diverged_at", 1),
-        residual_("residual", variant_ == Variant::Blas ? own_rows(n, slice) : 0),
+        residual_("residual", variant_ == Variant::Blas ? slice.part(n) : 0),
         fit_{beta_.device, loss_.device, diverged_at_.device, typename FitState::View("gradient_sums", p.columns() + 1),
              typename FitState::View("best_loss", 2)},
         region_threads_(variant_ == Variant::Fused && slice.count == 1 ? fused_region_threads(Space()) : 1),
@@ -139,11 +139,6 @@ class Kernel {
   void set_seed(std::uint64_t seed) { seed_ = seed; }
 
  private:
-  static std::size_t own_rows(std::size_t n, const ranks::Slice& slice) {
-    const auto [begin, end] = slice.range(n);
-    return end - begin;
-  }
-
   // The step's sums (and the loss) over every rank's rows, in place, and whether any rank has
   // received a signal: an extra value of the same allreduce, so that every rank learns it at the
   // same step and stops there (Interrupted), none left waiting in the next step's allreduce.

@@ -31,10 +31,10 @@ class Systems {
   Systems(const Params& p, std::size_t n, const ranks::Slice& slice = {})
       : matrix_(p.matrix),
         first_(slice.range(p.systems).first),
-        a_("A", own(p, slice), n, n),
-        b_("b", own(p, slice), n),
-        x_("x", own(p, slice), n),
-        info_("info", own(p, slice)) {}
+        a_("A", slice.part(p.systems), n, n),
+        b_("b", slice.part(p.systems), n),
+        x_("x", slice.part(p.systems), n),
+        info_("info", slice.part(p.systems)) {}
 
   // The systems [first, second) of the batch held here.
   std::pair<std::size_t, std::size_t> own_systems() const { return {first_, first_ + a_.device.extent(0)}; }
@@ -64,11 +64,6 @@ class Systems {
   Field<int*, Space>& info() { return info_; }
 
  protected:
-  static std::size_t own(const Params& p, const ranks::Slice& slice) {
-    const auto [begin, end] = slice.range(p.systems);
-    return end - begin;
-  }
-
   MatrixKind matrix_;
   std::size_t first_;  // the first system held, in the whole batch
   Field<Scalar***, Space> a_;
