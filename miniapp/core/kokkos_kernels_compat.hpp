@@ -19,10 +19,26 @@
 #endif
 #endif
 
+// MINIAPP_BATCHED_LU: which batched LU with partial pivoting this Kokkos Kernels has (see
+// batched_lu_factor): 46 from 4.6 on, 45 in 4.5, 0 before.
 #if MINIAPP_HAVE_KOKKOS_KERNELS
-#if __has_include(<KokkosBatched_Gesv.hpp>)
-#include <KokkosBatched_Gesv.hpp>
+#include <KokkosKernels_config.h>
+#if defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40600
+#define MINIAPP_BATCHED_LU 46
+#include <KokkosBatched_Getrf.hpp>
+#include <KokkosBatched_Getrs.hpp>
+#elif defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40500
+#define MINIAPP_BATCHED_LU 45
+#include <KokkosBatched_Gemm_Decl.hpp>
+#include <KokkosBatched_Iamax.hpp>
+#include <KokkosBatched_Laswp.hpp>
+#include <KokkosBatched_Trsv_Decl.hpp>
 #endif
+#endif
+#if !defined(MINIAPP_BATCHED_LU)
+#define MINIAPP_BATCHED_LU 0
+#endif
+#if MINIAPP_HAVE_KOKKOS_KERNELS
 #include <KokkosBlas2_gemv.hpp>
 #include <KokkosBlas3_gemm.hpp>
 #endif
@@ -83,33 +99,73 @@ void gemm_nn(typename AView::const_value_type& alpha, const AView& a, const BVie
   gemm("N", "N", alpha, a, b, beta, c);
 }
 
-// A batched dense solve that pivots: KokkosBatched::SerialGesv (static pivoting: rows and
-// columns scaled and permuted before an unpivoted LU). Kokkos Kernels 3.4.01 has only the
-// unpivoted batched LU, unsafe on random matrices. Gesv's first form took X and Y of one type;
-// 4.5 separates them and deprecates the old form, so only the 4.5 form (checked against the
-// 4.5.1 headers) is used.
-#if MINIAPP_HAVE_KOKKOS_KERNELS && defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40500
-inline constexpr bool kHasBatchedPivotingSolve = true;
-#else
-inline constexpr bool kHasBatchedPivotingSolve = false;
-#endif
+// A batched LU with partial pivoting, one system per call (row interchanges recorded in `pivots`
+// as LAPACK's ipiv, 0-based). Kokkos Kernels 4.6 has it as KokkosBatched::SerialGetrf and
+// SerialGetrs. 4.5 has the pieces: the same elimination (LAPACK's getf2: pivot by SerialIamax,
+// the trailing update a rank-1 SerialGemm) and the solve (SerialLaswp, then two SerialTrsv).
+// 4.5's only whole solver, SerialGesv, pivots statically (rows and columns scaled and permuted
+// once, then an LU without pivoting): it is not backward stable, and iterative refinement on top
+// of it still failed about one float32 system of order >= 127 in a thousand. Kokkos Kernels
+// 3.4.01 has only the batched LU without pivoting, unsafe on random matrices.
+inline constexpr bool kHasBatchedPivotingSolve = MINIAPP_BATCHED_LU != 0;
 inline constexpr const char* kBatchedPivotingSolveRequirement =
-    kHasKokkosKernels ? "needs KokkosBatched::SerialGesv (Kokkos Kernels >= 4.5); this build's Kokkos Kernels only has "
-                        "the batched LU without pivoting, which breaks down on random matrices"
+    kHasKokkosKernels ? "needs KokkosBatched's LU with partial pivoting (Kokkos Kernels >= 4.5); this build's Kokkos "
+                        "Kernels only has the batched LU without pivoting, which breaks down on random matrices"
                       : kKokkosKernelsRequirement;
 
-// Solves a x = b for one system; `a` and `b` are overwritten (scaled), `work` is n x (n + 4).
-// Returns 0 on success, non-zero when the pivoting found a zero row or column. Never called
+// Factors the n x n matrix `a` in place into P L U. A zero pivot column is left as it is (no
+// division), as LAPACK does; the caller reads U's diagonal for the first tiny pivot. Never called
 // where unavailable.
-template <class Matrix, class Solution, class Rhs>
-KOKKOS_INLINE_FUNCTION int batched_pivoting_solve(const Matrix& a, const Solution& x, const Rhs& b,
-                                                  const Matrix& work) {
-#if MINIAPP_HAVE_KOKKOS_KERNELS && defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40500
-  return KokkosBatched::SerialGesv<KokkosBatched::Gesv::StaticPivoting>::template invoke<Matrix, Solution, Rhs>(
-      a, x, b, work);
+template <class Matrix, class Pivots>
+KOKKOS_INLINE_FUNCTION void batched_lu_factor(const Matrix& a, const Pivots& pivots) {
+#if MINIAPP_BATCHED_LU == 46
+  KokkosBatched::SerialGetrf<KokkosBatched::Algo::Getrf::Unblocked>::invoke(a, pivots);
+#elif MINIAPP_BATCHED_LU == 45
+  using Scalar = typename Matrix::non_const_value_type;
+  const int n = static_cast<int>(a.extent(0));
+  for (int k = 0; k < n; ++k) {
+    const int p = k + static_cast<int>(KokkosBatched::SerialIamax::invoke(
+                          Kokkos::subview(a, Kokkos::pair<int, int>(k, n), k)));
+    pivots(k) = p;
+    if (a(p, k) == Scalar(0)) continue;
+    if (p != k)
+      for (int j = 0; j < n; ++j) {
+        const Scalar t = a(k, j);
+        a(k, j) = a(p, j);
+        a(p, j) = t;
+      }
+    const Scalar inverse_pivot = Scalar(1) / a(k, k);
+    for (int i = k + 1; i < n; ++i) a(i, k) *= inverse_pivot;
+    if (k + 1 < n) {
+      const Kokkos::pair<int, int> below(k + 1, n), pivot_row(k, k + 1), pivot_column(k, k + 1);
+      KokkosBatched::SerialGemm<KokkosBatched::Trans::NoTranspose, KokkosBatched::Trans::NoTranspose,
+                                KokkosBatched::Algo::Gemm::Unblocked>::invoke(Scalar(-1),
+                                                                              Kokkos::subview(a, below, pivot_column),
+                                                                              Kokkos::subview(a, pivot_row, below),
+                                                                              Scalar(1), Kokkos::subview(a, below, below));
+    }
+  }
 #else
-  (void)a, (void)x, (void)b, (void)work;
-  return -1;
+  (void)a, (void)pivots;
+#endif
+}
+
+// Solves with the factors of batched_lu_factor: b becomes x.
+template <class Matrix, class Pivots, class Vector>
+KOKKOS_INLINE_FUNCTION void batched_lu_solve(const Matrix& lu, const Pivots& pivots, const Vector& b) {
+#if MINIAPP_BATCHED_LU == 46
+  KokkosBatched::SerialGetrs<KokkosBatched::Trans::NoTranspose, KokkosBatched::Algo::Getrs::Unblocked>::invoke(
+      lu, pivots, b);
+#elif MINIAPP_BATCHED_LU == 45
+  using Scalar = typename Matrix::non_const_value_type;
+  KokkosBatched::SerialLaswp<KokkosBatched::Direct::Forward>::invoke(pivots, b);
+  KokkosBatched::SerialTrsv<KokkosBatched::Uplo::Lower, KokkosBatched::Trans::NoTranspose, KokkosBatched::Diag::Unit,
+                            KokkosBatched::Algo::Trsv::Unblocked>::invoke(Scalar(1), lu, b);
+  KokkosBatched::SerialTrsv<KokkosBatched::Uplo::Upper, KokkosBatched::Trans::NoTranspose,
+                            KokkosBatched::Diag::NonUnit, KokkosBatched::Algo::Trsv::Unblocked>::invoke(Scalar(1), lu,
+                                                                                                        b);
+#else
+  (void)lu, (void)pivots, (void)b;
 #endif
 }
 

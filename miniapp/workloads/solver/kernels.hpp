@@ -222,84 +222,44 @@ void batched_team(const Space& space, const A& a, const B& b, const X& x, const 
       });
 }
 
-// One system per thread through KokkosBatched's Gesv (available where
-// compat::kHasBatchedPivotingSolve), then iterative refinement with it.
-// - Gesv pivots statically: it scales rows and columns to a largest magnitude of 1, permutes
-//   rows to put large entries on the diagonal, then factors without pivoting. That is not
-//   backward stable: some random systems fail LAPACK's residual test (docs/workloads.md, solver).
-//   Refinement, x += A^-1 (b - A x) with the residual in working precision, is the remedy static
-//   pivoting is designed for; it stops once a correction is below rounding of x or no longer
-//   halves, after kMaxRefinementSteps at most.
-// - Gesv scales A and b in place, so both are copied to this system's slices of the work Views
-//   lu and rhs first, and the caller's A and b stay as they were.
-// - A zero column or row would become 0 * inf = NaN in its scaling: those are reported singular
-//   without calling it, a zero column j as column j + 1 and a zero row as column n (where an
-//   elimination with partial pivoting runs out of rows when the others are independent).
-// - Only a zero (or non-finite) pivot of Gesv's factors counts as singular: static pivoting
-//   leaves pivots below n eps on nonsingular matrices, which refinement then corrects.
-inline constexpr int kMaxRefinementSteps = 5;
-
-template <class Space, class A, class B, class X, class Info, class LU, class Rhs, MINIAPP_KERNEL_UNIT>
+// One system per thread through Kokkos Kernels' batched LU with partial pivoting
+// (compat::batched_lu_factor / batched_lu_solve: KokkosBatched::SerialGetrf and SerialGetrs, or
+// on Kokkos Kernels 4.5 the same elimination from its batched pieces). A is copied to this
+// system's slice of `lu` and b to x first, so the caller's A and b stay as they were. The factors
+// are then searched for the first pivot not above n eps max|A|, which names the column as in the
+// other variants (the elimination itself never stops early: the pivots it picks are the same).
+template <class Space, class A, class B, class X, class Info, class LU, class Pivots, MINIAPP_KERNEL_UNIT>
 void batched_kokkos_kernels(const Space& space, const A& a, const B& b, const X& x, const Info& info, const LU& lu,
-                            const Rhs& rhs, const Rhs& correction, const LU& work) {
+                            const Pivots& pivots) {
   using Scalar = typename A::value_type;
   const int n = static_cast<int>(a.extent(1));
-  const Scalar epsilon = std::numeric_limits<Scalar>::epsilon();
-  const Scalar largest_finite = std::numeric_limits<Scalar>::max();
+  const Scalar tiny_factor = tiny_pivot_factor<Scalar>(a.extent(1));
   Kokkos::parallel_for(
       "solver::batched-kokkos-kernels", Kokkos::RangePolicy<Space>(space, 0, a.extent(0)),
       KOKKOS_LAMBDA(const std::size_t s) {
         const auto m = Kokkos::subview(lu, s, Kokkos::ALL, Kokkos::ALL);
-        const auto r = Kokkos::subview(rhs, s, Kokkos::ALL);
-        const auto d = Kokkos::subview(correction, s, Kokkos::ALL);
-        const auto w = Kokkos::subview(work, s, Kokkos::ALL, Kokkos::ALL);
+        const auto p = Kokkos::subview(pivots, s, Kokkos::ALL);
         const auto xs = Kokkos::subview(x, s, Kokkos::ALL);
-        int result = 0;
+        Scalar scale = 0;
         for (int i = 0; i < n; ++i) {
-          bool zero_row = true;
           for (int j = 0; j < n; ++j) {
             m(i, j) = a(s, i, j);
-            zero_row = zero_row && m(i, j) == Scalar(0);
+            const Scalar v = compat::math::fabs(m(i, j));
+            if (v > scale) scale = v;
           }
-          r(i) = b(s, i);
-          if (zero_row) result = n;
+          xs(i) = b(s, i);
         }
-        for (int j = n - 1; j >= 0; --j) {
-          bool zero_column = true;
-          for (int i = 0; i < n && zero_column; ++i) zero_column = m(i, j) == Scalar(0);
-          if (zero_column) result = j + 1;
-        }
+        compat::batched_lu_factor(m, p);
+        const Scalar tiny = tiny_factor * scale;
+        int result = 0;
+        for (int k = 0; k < n && result == 0; ++k)
+          if (!(compat::math::fabs(m(k, k)) > tiny) || !compat::math::isfinite(m(k, k))) result = k + 1;
         if (result == 0) {
-          const int failed = compat::batched_pivoting_solve(m, xs, r, w);
-          // The factored, permuted matrix is w(:, 0:n): its first zero diagonal entry names the column.
-          for (int k = 0; k < n && result == 0; ++k)
-            if (!(compat::math::fabs(w(k, k)) > Scalar(0)) || !compat::math::isfinite(w(k, k))) result = k + 1;
-          if (failed != 0 && result == 0) result = 1;
-        }
-        // Refinement stops once a correction is below rounding of x or no longer halves.
-        Scalar last_correction = largest_finite;
-        for (int step = 0; step < kMaxRefinementSteps && result == 0; ++step) {
-          for (int i = 0; i < n; ++i) {
-            Scalar residual = b(s, i);
-            for (int j = 0; j < n; ++j) {
-              m(i, j) = a(s, i, j);
-              residual -= m(i, j) * xs(j);
-            }
-            r(i) = residual;
-          }
-          if (compat::batched_pivoting_solve(m, d, r, w) != 0) break;
-          Scalar correction = 0, largest = 0;
-          for (int i = 0; i < n; ++i) {
-            xs(i) += d(i);
-            correction = compat::math::fabs(d(i)) > correction ? compat::math::fabs(d(i)) : correction;
-            largest = compat::math::fabs(xs(i)) > largest ? compat::math::fabs(xs(i)) : largest;
-          }
-          if (!(correction > epsilon * largest) || !(correction < last_correction / 2)) break;
-          last_correction = correction;
+          compat::batched_lu_solve(m, p, xs);
+        } else {
+          for (int i = 0; i < n; ++i) xs(i) = Scalar(0);
         }
         info(s) = result;
-        if (result != 0)
-          for (int i = 0; i < n; ++i) xs(i) = Scalar(0);
       });
 }
 

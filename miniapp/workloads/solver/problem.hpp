@@ -89,15 +89,14 @@ class Batched : public Systems<Scalar, Space> {
   Batched(const Params& p, const std::string& variant, std::size_t n, const ranks::Slice& slice = {})
       : Systems<Scalar, Space>(p, n, slice), variant_(Description::variant(variant)) {
     const std::size_t systems = this->a_.device.extent(0);
-    const bool thread = variant_ == Variant::BatchedThread, gesv = variant_ == Variant::BatchedKokkosKernels;
-    if (gesv && !compat::kHasBatchedPivotingSolve)
+    const bool thread = variant_ == Variant::BatchedThread, kokkos_kernels = variant_ == Variant::BatchedKokkosKernels;
+    if (kokkos_kernels && !compat::kHasBatchedPivotingSolve)
       throw std::invalid_argument(std::string("solver: batched-kokkos-kernels ") + compat::kBatchedPivotingSolveRequirement);
     if (variant_ == Variant::BatchedTeam)
       if (const auto why = team_scratch_refusal<Scalar, Space>(n)) throw std::invalid_argument(*why);
-    lu_ = Kokkos::View<Scalar***, BatchLayout, Device>("solver::lu", thread || gesv ? systems : 0, n, n);
-    rhs_ = Kokkos::View<Scalar**, BatchLayout, Device>("solver::rhs", thread || gesv ? systems : 0, n);
-    correction_ = Kokkos::View<Scalar**, BatchLayout, Device>("solver::correction", gesv ? systems : 0, n);
-    gesv_work_ = Kokkos::View<Scalar***, BatchLayout, Device>("solver::gesv-work", gesv ? systems : 0, n, n + 4);
+    lu_ = Kokkos::View<Scalar***, BatchLayout, Device>("solver::lu", thread || kokkos_kernels ? systems : 0, n, n);
+    rhs_ = Kokkos::View<Scalar**, BatchLayout, Device>("solver::rhs", thread ? systems : 0, n);
+    pivots_ = Kokkos::View<int**, BatchLayout, Device>("solver::pivots", kokkos_kernels ? systems : 0, n);
   }
 
   void compute(const Space& space) {
@@ -107,7 +106,7 @@ class Batched : public Systems<Scalar, Space> {
     const auto& info = this->info_.device;
     switch (variant_) {
       case Variant::BatchedTeam: return batched_team(space, a, b, x, info);
-      case Variant::BatchedKokkosKernels: return batched_kokkos_kernels(space, a, b, x, info, lu_, rhs_, correction_, gesv_work_);
+      case Variant::BatchedKokkosKernels: return batched_kokkos_kernels(space, a, b, x, info, lu_, pivots_);
       default: return batched_thread(space, a, b, x, info, lu_, rhs_);
     }
   }
@@ -116,8 +115,7 @@ class Batched : public Systems<Scalar, Space> {
   Variant variant_;
   Kokkos::View<Scalar***, BatchLayout, Device> lu_;
   Kokkos::View<Scalar**, BatchLayout, Device> rhs_;
-  Kokkos::View<Scalar**, BatchLayout, Device> correction_;
-  Kokkos::View<Scalar***, BatchLayout, Device> gesv_work_;
+  Kokkos::View<int**, BatchLayout, Device> pivots_;
 };
 
 template <class Scalar, class Space>
