@@ -29,13 +29,15 @@ struct TileShape {
 };
 
 // Rows x columns of C one thread keeps in registers. Host: rows of two SIMD registers each: 4 rows
-// (8 accumulators) of the 16 registers SSE2/AVX2 have; on AVX-512's 32, 8 rows in float32, while
-// float64 stays at 4 (GCC's code for its 8-row block ran several times slower). A wider block
-// spills on SSE2 (docs/tuning-notes.md). GPU: fixed (the host ISA must not change what device
-// code is compiled).
+// (8 accumulators) of the 16 registers SSE2/AVX2 have; on AVX-512's 32, 8 rows where the block is
+// written in explicit vectors (MINIAPP_HOST_SIMD; GCC's own code for an 8-row float64 block ran
+// several times slower). A wider block spills on SSE2 (docs/tuning-notes.md). GPU: fixed (the
+// host ISA must not change what device code is compiled).
 template <class Scalar, class Space>
 struct RegisterBlock {
-  static constexpr int rows = is_host_space<Space>() && simd::kHostVectorRegisters >= 32 && sizeof(Scalar) == 4 ? 8 : 4;
+  static constexpr bool wide = is_host_space<Space>() && simd::kHostVectorRegisters >= 32 &&
+                               (sizeof(Scalar) == 4 || MINIAPP_HOST_SIMD);
+  static constexpr int rows = wide ? 8 : 4;
   static constexpr int cols = is_host_space<Space>() ? 2 * simd::kHostVectorBytes / static_cast<int>(sizeof(Scalar))
                                                      : (sizeof(Scalar) == 4 ? 8 : 4);
   static_assert(kTileMultiple % cols == 0 && kTileMultiple % rows == 0, "tile multiple must hold a block");
@@ -102,6 +104,50 @@ KOKKOS_INLINE_FUNCTION void multiply_panels(const Scalar* a, const Scalar* b, co
     a += a_k_stride;
     b += b_k_stride;
   }
+}
+
+#if MINIAPP_HOST_SIMD
+// The host's micro-kernel: the same product with each row of the block held as explicit vectors
+// of the ISA's width. GCC vectorizes plain loops at 256 bits on AVX-512 machines (the default of
+// -mprefer-vector-width there), where an 8-row float64 block then needs 32 registers and spills;
+// vectors of 64 bytes keep it in 16 of AVX-512's 32.
+template <class Scalar, int RM, int RN>
+inline void multiply_panels_host(const Scalar* a, const Scalar* b, const int depth, const int a_k_stride,
+                                 const int b_k_stride, Scalar (&acc)[RM][RN]) {
+  constexpr int W = simd::kHostVectorBytes / static_cast<int>(sizeof(Scalar));
+  constexpr int NV = RN / W;
+  static_assert(RN % W == 0, "a block row is whole vectors");
+  typedef Scalar Vector __attribute__((vector_size(simd::kHostVectorBytes)));
+  Vector sum[RM][NV];
+  for (int r = 0; r < RM; ++r)
+    for (int v = 0; v < NV; ++v) sum[r][v] = Vector{};
+  for (int kk = 0; kk < depth; ++kk) {
+    MINIAPP_OPAQUE_POINTER(a);
+    Vector b_row[NV];
+    for (int v = 0; v < NV; ++v) __builtin_memcpy(&b_row[v], b + v * W, sizeof(Vector));
+    for (int r = 0; r < RM; ++r) {
+      const Vector a_value = a[r] - Vector{};  // a[r] in every lane: one broadcast load
+      for (int v = 0; v < NV; ++v) sum[r][v] += a_value * b_row[v];
+    }
+    a += a_k_stride;
+    b += b_k_stride;
+  }
+  for (int r = 0; r < RM; ++r)
+    for (int v = 0; v < NV; ++v) __builtin_memcpy(&acc[r][v * W], &sum[r][v], sizeof(Vector));
+}
+#endif
+
+// The block's product on this space: the explicit vectors on the host where this build has them.
+template <class Space, class Scalar, int RM, int RN>
+KOKKOS_INLINE_FUNCTION void multiply_block(const Scalar* a, const Scalar* b, const int depth, const int a_k_stride,
+                                           const int b_k_stride, Scalar (&acc)[RM][RN]) {
+#if MINIAPP_HOST_SIMD
+  if constexpr (is_host_space<Space>()) {
+    multiply_panels_host(a, b, depth, a_k_stride, b_k_stride, acc);
+    return;
+  }
+#endif
+  multiply_panels(a, b, depth, a_k_stride, b_k_stride, acc);
 }
 
 template <class Scalar, class Space>
@@ -171,7 +217,7 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
             const Scalar* a = ap + p * a_panel_stride;
             const Scalar* b = bp + q * b_panel_stride;
             Scalar acc[RM][RN] = {};
-            multiply_panels(a, b, depth, a_k_stride, b_k_stride, acc);
+            multiply_block<Space>(a, b, depth, a_k_stride, b_k_stride, acc);
             const int i0 = tile_i + p * RM, j0 = tile_j + q * RN;
             const int rows = M - i0 < RM ? M - i0 : RM;
             const int cols = N - j0 < RN ? N - j0 : RN;
