@@ -420,11 +420,16 @@ TEST(DistanceSplit, MoreRanksThanRowsAreRefused) {
 // fit verifies on every rank, and it equals the whole problem's fit within the rounding of a
 // different order of the sums (coefficient_tolerance, what verification allows for the rounding
 // of the steps themselves).
-template <class Scalar, class Space>
-void check_regression(const std::string& variant, int features, std::size_t n) {
+regression::Params fit_params(int features, int iterations) {
   regression::Params p;
   p.features = features;
-  p.iterations = 300;
+  p.iterations = iterations;
+  return p;
+}
+
+template <class Scalar, class Space>
+void check_regression(const std::string& variant, int features, std::size_t n) {
+  const regression::Params p = fit_params(features, 300);
   regression::Kernel<Scalar, Space> whole(p, variant, n), part(p, variant, n, ranks::this_slice());
   generate_and_run<Space>(3, whole, part);
   const std::string description =
@@ -464,10 +469,7 @@ TEST(RegressionSplit, TheRanksFitIsTheWholeProblemsWithinTheRoundingOfTheSums) {
 
 TEST(RegressionSplit, ASignalToOneRankStopsTheFitOnEveryRankAtTheSameStep) {
   using Space = Kokkos::DefaultHostExecutionSpace;
-  regression::Params p;
-  p.features = 3;
-  p.iterations = 50;
-  regression::Kernel<double, Space> part(p, "fused", 1000, ranks::this_slice());
+  regression::Kernel<double, Space> part(fit_params(3, 50), "fused", 1000, ranks::this_slice());
   ASSERT_TRUE(part.exchanges_during_compute());
   part.generate_inputs(3);
   install_interrupt_handlers();
@@ -481,9 +483,7 @@ TEST(RegressionSplit, ASignalToOneRankStopsTheFitOnEveryRankAtTheSameStep) {
 
 TEST(RegressionSplit, TheExchangeIsItsOwnPhaseOfCompute) {
   using Space = Kokkos::DefaultHostExecutionSpace;
-  regression::Params p;
-  p.features = 4;
-  p.iterations = 100;
+  const regression::Params p = fit_params(4, 100);
   regression::Kernel<double, Space> part(p, "fused", 5000, ranks::this_slice());
   MeasurementSpec spec;
   spec.workload = "regression";
