@@ -22,6 +22,8 @@
 // MINIAPP_BATCHED_LU: which batched LU with partial pivoting this Kokkos Kernels has (see
 // batched_lu_factor): 46 from 4.6 on, 45 in 4.5, 0 before.
 #if MINIAPP_HAVE_KOKKOS_KERNELS
+#include <KokkosBlas2_gemv.hpp>
+#include <KokkosBlas3_gemm.hpp>
 #include <KokkosKernels_config.h>
 #if defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40600
 #define MINIAPP_BATCHED_LU 46
@@ -37,10 +39,6 @@
 #endif
 #if !defined(MINIAPP_BATCHED_LU)
 #define MINIAPP_BATCHED_LU 0
-#endif
-#if MINIAPP_HAVE_KOKKOS_KERNELS
-#include <KokkosBlas2_gemv.hpp>
-#include <KokkosBlas3_gemm.hpp>
 #endif
 
 namespace miniapp::compat {

@@ -68,6 +68,30 @@ Scalar tiny_pivot_factor(std::size_t n) {
   return static_cast<Scalar>(n) * std::numeric_limits<Scalar>::epsilon();
 }
 
+// Whether a pivot u of the factors counts as zero against `tiny`: not above it, or not finite.
+template <class Scalar>
+KOKKOS_INLINE_FUNCTION bool is_tiny_pivot(const Scalar u, const Scalar tiny) {
+  return !(compat::math::fabs(u) > tiny) || !compat::math::isfinite(u);
+}
+
+// Copies system s of a and b into one system's work slices m (n x n) and r (n); returns max|A|.
+template <class A, class B, class M, class R>
+KOKKOS_INLINE_FUNCTION typename A::value_type copy_system(const A& a, const B& b, const std::size_t s, const M& m,
+                                                          const R& r) {
+  using Scalar = typename A::value_type;
+  const int n = static_cast<int>(a.extent(1));
+  Scalar scale = 0;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      m(i, j) = a(s, i, j);
+      const Scalar v = compat::math::fabs(m(i, j));
+      if (v > scale) scale = v;
+    }
+    r(i) = b(s, i);
+  }
+  return scale;
+}
+
 // Solves a x = b in place (b becomes x) with partial pivoting; `a` and `b` are one system's
 // n x n and n slices. Returns 0, or the column + 1 of the first pivot not above `tiny`.
 template <class Matrix, class Vector, class Scalar>
@@ -164,14 +188,7 @@ void batched_thread(const Space& space, const A& a, const B& b, const X& x, cons
       "solver::batched-thread", Kokkos::RangePolicy<Space>(space, 0, a.extent(0)), KOKKOS_LAMBDA(const std::size_t s) {
         const auto m = Kokkos::subview(lu, s, Kokkos::ALL, Kokkos::ALL);
         const auto r = Kokkos::subview(rhs, s, Kokkos::ALL);
-        Scalar scale = 0;
-        for (int i = 0; i < n; ++i) {
-          for (int j = 0; j < n; ++j) {
-            m(i, j) = a(s, i, j);
-            scale = compat::math::fabs(m(i, j)) > scale ? compat::math::fabs(m(i, j)) : scale;
-          }
-          r(i) = b(s, i);
-        }
+        const Scalar scale = copy_system(a, b, s, m, r);
         const int result = lu_solve_one_thread(m, r, n, tiny_factor * scale);
         info(s) = result;
         for (int i = 0; i < n; ++i) x(s, i) = result == 0 ? r(i) : Scalar(0);
@@ -240,20 +257,12 @@ void batched_kokkos_kernels(const Space& space, const A& a, const B& b, const X&
         const auto m = Kokkos::subview(lu, s, Kokkos::ALL, Kokkos::ALL);
         const auto p = Kokkos::subview(pivots, s, Kokkos::ALL);
         const auto xs = Kokkos::subview(x, s, Kokkos::ALL);
-        Scalar scale = 0;
-        for (int i = 0; i < n; ++i) {
-          for (int j = 0; j < n; ++j) {
-            m(i, j) = a(s, i, j);
-            const Scalar v = compat::math::fabs(m(i, j));
-            if (v > scale) scale = v;
-          }
-          xs(i) = b(s, i);
-        }
+        const Scalar scale = copy_system(a, b, s, m, xs);
         compat::batched_lu_factor(m, p);
         const Scalar tiny = tiny_factor * scale;
         int result = 0;
         for (int k = 0; k < n && result == 0; ++k)
-          if (!(compat::math::fabs(m(k, k)) > tiny) || !compat::math::isfinite(m(k, k))) result = k + 1;
+          if (is_tiny_pivot(m(k, k), tiny)) result = k + 1;
         if (result == 0) {
           compat::batched_lu_solve(m, p, xs);
         } else {

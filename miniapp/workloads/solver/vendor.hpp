@@ -216,8 +216,7 @@ void find_tiny_pivot(const Space& space, const LU& lu, const Scale& scale, const
   Kokkos::parallel_reduce(
       "solver::dense-vendor-pivots", Kokkos::RangePolicy<Space>(space, 0, n),
       KOKKOS_LAMBDA(const int k, int& lowest) {
-        const bool tiny = !(compat::math::fabs(lu(k, k)) > tiny_factor * scale()) || !compat::math::isfinite(lu(k, k));
-        if (tiny && k < lowest) lowest = k;
+        if (is_tiny_pivot(lu(k, k), tiny_factor * scale()) && k < lowest) lowest = k;
       },
       Kokkos::Min<int, typename Space::memory_space>(first));
 }
