@@ -250,7 +250,7 @@ class Prober {
           compat::gemm("N", "N", Scalar(1), ConstOperand(a.data(), n, n), ConstOperand(b.data(), n, n), Scalar(0),
                        Result(result.data(), n, n));
         else
-          matrix::gemm_tiled(space_, matrix::default_tiles<Scalar, Space>(), Scalar(1), a, b, Scalar(0), result, result);
+          matrix::gemm_tiled(space_, matrix::default_tiles<Scalar, Space>(n, n, static_cast<int>(space_.concurrency())), Scalar(1), a, b, Scalar(0), result, result);
       };
       timed(call);  // warm-up: library initialisation, the first touch of the result
       seconds = std::numeric_limits<double>::max();

@@ -184,6 +184,28 @@ TYPED_TEST(MatrixTest, EveryVariantVerifiesUnderEveryPolicy) {
   }
 }
 
+// The large host tiles on a product that is no multiple of them: one partial tile in each
+// direction, a last k slice of 14, every edge of the packing at the large depth.
+TYPED_TEST(MatrixTest, TiledGemmLargeTilesVerifyOnPartialTiles) {
+  using Space = TypeParam;
+  if (!is_host_space<Space>()) GTEST_SKIP() << "the large tiles are the host's (1.5 MiB of scratch per team)";
+  matrix::Params p;
+  p.m = 300;
+  p.n = 530;
+  p.k = 270;
+  p.alpha = 0.75;
+  p.beta = -0.5;
+  p.tile_m = 256;
+  p.tile_n = 512;
+  p.tile_k = 256;
+  matrix::Gemm<double, Space> d(p, "gemm-tiled", 0);
+  const Measurement md = measure(d, Space(), spec_for(MirrorPolicy::AllResident, 1));
+  EXPECT_TRUE(md.verification.passed) << md.verification.detail;
+  matrix::Gemm<float, Space> f(p, "gemm-tiled", 0);
+  const Measurement mf = measure(f, Space(), spec_for(MirrorPolicy::AllResident, 1));
+  EXPECT_TRUE(mf.verification.passed) << mf.verification.detail;
+}
+
 TYPED_TEST(MatrixTest, GemmVariantsAgreeAndRepeatedComputeLeavesInputsUnchanged) {
   using Space = TypeParam;
   std::vector<double> first;
@@ -202,7 +224,8 @@ TYPED_TEST(MatrixTest, GemmVariantsAgreeAndRepeatedComputeLeavesInputsUnchanged)
 
 TYPED_TEST(MatrixTest, TiledGemmDefaultTilesAndOverrides) {
   using Space = TypeParam;
-  const matrix::TileShape d = matrix::default_tiles<double, Space>();
+  const int threads = static_cast<int>(Space().concurrency());
+  const matrix::TileShape d = matrix::default_tiles<double, Space>(8, 8, threads);
   matrix::Gemm<double, Space> defaults(matrix::Params{}, "gemm-tiled", 8);
   EXPECT_EQ(defaults.tiles().m, d.m);
   EXPECT_EQ(defaults.tiles().k, d.k);
@@ -216,12 +239,19 @@ TYPED_TEST(MatrixTest, TiledGemmDefaultTilesAndOverrides) {
   EXPECT_EQ(d.n % matrix::kTileMultiple, 0);
   // The float32 default is the one its problems take; on a GPU, the same scratch bytes per team
   // as float64's (twice the k depth), on a host the same shape.
-  const matrix::TileShape f = matrix::default_tiles<float, Space>();
+  const matrix::TileShape f = matrix::default_tiles<float, Space>(8, 8, threads);
   matrix::Gemm<float, Space> single(matrix::Params{}, "gemm-tiled", 8);
   EXPECT_EQ(single.tiles().k, f.k);
   EXPECT_EQ(single.tiles().m, f.m);
   if (is_host_space<Space>()) {
     EXPECT_EQ(f.k, d.k);
+    // The large host tiles only where the L2 holds their A slice and the product gives every
+    // thread two of them: never for a 1024 x 1024 product on 64 threads (8 tiles).
+    const matrix::TileShape crowded = matrix::default_tiles<double, Space>(1024, 1024, 64);
+    EXPECT_EQ(crowded.m, 128);
+    EXPECT_EQ(crowded.n, 256);
+    const matrix::TileShape big = matrix::default_tiles<double, Space>(4096, 4096, 2);
+    EXPECT_EQ(big.m, matrix::host_l2_bytes() >= (2L << 20) ? 256 : 128);
   } else {
     EXPECT_EQ((f.m + f.n) * f.k * sizeof(float), 24u * 1024);
     EXPECT_EQ((d.m + d.n) * d.k * sizeof(double), 24u * 1024);

@@ -34,7 +34,7 @@ class Gemm {
         whole_(gemm_shape(p, size)),
         first_row_(slice.range(whole_.m).first),
         shape_(panel(whole_, slice)),
-        tiles_(resolve_tiles(p)),
+        tiles_(resolve_tiles(p, shape_)),
         a_("A", shape_.m, shape_.k),
         b_("B", shape_.k, shape_.n),
         // beta = 0: C0 is neither allocated nor read, as in BLAS.
@@ -100,8 +100,8 @@ class Gemm {
   std::size_t b_offset() const { return whole_.m * whole_.k; }
   std::size_t c0_offset() const { return b_offset() + whole_.k * whole_.n + first_row_ * whole_.n; }
 
-  static TileShape resolve_tiles(const Params& p) {
-    TileShape t = default_tiles<Scalar, Space>();
+  static TileShape resolve_tiles(const Params& p, const GemmShape& shape) {
+    TileShape t = default_tiles<Scalar, Space>(shape.m, shape.n, static_cast<int>(Space().concurrency()));
     if (p.tile_m > 0) t.m = p.tile_m;
     if (p.tile_n > 0) t.n = p.tile_n;
     if (p.tile_k > 0) t.k = p.tile_k;

@@ -21,6 +21,9 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+
+#include <unistd.h>
 
 namespace miniapp::matrix {
 
@@ -38,9 +41,13 @@ struct RegisterBlock {
   static constexpr bool wide = is_host_space<Space>() && simd::kHostVectorRegisters >= 32 &&
                                (sizeof(Scalar) == 4 || MINIAPP_HOST_SIMD);
   static constexpr int rows = wide ? 8 : 4;
-  static constexpr int cols = is_host_space<Space>() ? 2 * simd::kHostVectorBytes / static_cast<int>(sizeof(Scalar))
+  static constexpr int vectors = wide && MINIAPP_HOST_SIMD && sizeof(Scalar) == 8 ? 3 : 2;
+  static constexpr int cols = is_host_space<Space>() ? vectors * simd::kHostVectorBytes / static_cast<int>(sizeof(Scalar))
                                                      : (sizeof(Scalar) == 4 ? 8 : 4);
-  static_assert(kTileMultiple % cols == 0 && kTileMultiple % rows == 0, "tile multiple must hold a block");
+  // Tile rows hold whole blocks; a tile's columns need not (the host's last panel of a tile is
+  // clipped to it), but on a GPU they do.
+  static_assert(kTileMultiple % rows == 0, "tile multiple must hold a block's rows");
+  static_assert(is_host_space<Space>() || kTileMultiple % cols == 0, "tile multiple must hold a GPU block");
 };
 
 // GCC vectorizes the micro-kernel's k loop itself (a reduction over k into the register block),
@@ -87,6 +94,53 @@ KOKKOS_INLINE_FUNCTION void pack_b(const Member& team, const BView& B, const int
       row[(c / RN) * panel_stride + c % RN] = (k < K && j < N) ? B(k, j) : Scalar(0);
     });
   });
+}
+
+// The host's packing, one thread per team: the same panels as pack_a and pack_b (k_stride RM and
+// RN), from raw row pointers of the LayoutRight matrices and only the `depth` columns of k the
+// micro-kernel reads. The generic forms above cost a third of the host GEMM's time (a View index
+// and a bounds check per element, with the views' pointers reloaded each time); these are loads,
+// a multiply and contiguous stores, and copies of whole RN-wide rows of B.
+template <int RM, class Scalar, class AView>
+KOKKOS_INLINE_FUNCTION void pack_a_host(const Scalar alpha, const AView& A, const int i0, const int k0, const int TM,
+                                        const int depth, Scalar* const ap, const int panel_stride) {
+  static_assert(std::is_same<typename AView::array_layout, Kokkos::LayoutRight>::value, "rows are contiguous");
+  const int M = static_cast<int>(A.extent(0));
+  const std::size_t row_stride = A.stride(0);
+  const Scalar* const a0 = A.data() + k0;
+  for (int p = 0; p < TM / RM; ++p) {
+    Scalar* const panel = ap + p * panel_stride;
+    const int first = i0 + p * RM;
+    const Scalar* rows[RM];
+    for (int r = 0; r < RM; ++r) rows[r] = a0 + std::size_t(first + r < M ? first + r : 0) * row_stride;
+    if (first + RM <= M) {
+      for (int kk = 0; kk < depth; ++kk)
+        for (int r = 0; r < RM; ++r) panel[kk * RM + r] = alpha * rows[r][kk];
+    } else {
+      for (int kk = 0; kk < depth; ++kk)
+        for (int r = 0; r < RM; ++r) panel[kk * RM + r] = first + r < M ? alpha * rows[r][kk] : Scalar(0);
+    }
+  }}
+
+// Columns from j0 + TN on (the next tile's, where TN is no multiple of RN) are packed as zeros.
+template <int RN, class Scalar, class BView>
+KOKKOS_INLINE_FUNCTION void pack_b_host(const BView& B, const int k0, const int j0, const int TN, const int depth,
+                                        Scalar* const bp, const int panel_stride) {
+  static_assert(std::is_same<typename BView::array_layout, Kokkos::LayoutRight>::value, "rows are contiguous");
+  const int N = j0 + TN < static_cast<int>(B.extent(1)) ? j0 + TN : static_cast<int>(B.extent(1));
+  const std::size_t row_stride = B.stride(0);
+  for (int kk = 0; kk < depth; ++kk) {
+    const Scalar* const row = B.data() + std::size_t(k0 + kk) * row_stride;
+    for (int q = 0; q < (TN + RN - 1) / RN; ++q) {
+      Scalar* const dst = bp + q * panel_stride + kk * RN;
+      const int j = j0 + q * RN;
+      if (j + RN <= N) {
+        for (int c = 0; c < RN; ++c) dst[c] = row[j + c];
+      } else {
+        for (int c = 0; c < RN; ++c) dst[c] = j + c < N ? row[j + c] : Scalar(0);
+      }
+    }
+  }
 }
 
 // The micro-kernel: acc += the RM-row panel a times the RN-column panel b over `depth` values of
@@ -150,15 +204,32 @@ KOKKOS_INLINE_FUNCTION void multiply_block(const Scalar* a, const Scalar* b, con
   multiply_panels(a, b, depth, a_k_stride, b_k_stride, acc);
 }
 
+// Bytes of one core's L2 cache, 0 where the system does not say (glibc reads it from cpuid).
+inline long host_l2_bytes() {
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+  static const long bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return bytes > 0 ? bytes : 0;
+#else
+  return 0;
+#endif
+}
+
+// The space's tiles for an m x n product, on `concurrency` threads.
+// Host: 128 x 256 x 128, both packed slices, (128 + 256) x 128 float64 = 384 KiB, in a core's L2
+// and one B panel (TK x RN, 16 KiB at most) in L1: the best of a search on a 512 KiB L2. Where
+// the L2 is 2 MiB or more, 256 x 512 x 256 (the A slice, 512 KiB, in a quarter of it, the B panel
+// 32 KiB of 48 KiB of L1), which packs A and B half as often per flop and was the best of a search
+// there at n = 1024 and 4096; only while the product still gives every thread two tiles.
+// GPU: 32 x 64 tiles of C (64 lanes per team in float32, 128 in float64: many small teams),
+// and as deep a k slice as 24 KiB of scratch holds, (32 + 64) x TK scalars: TK 64 in float32,
+// 32 in float64 (the H100 search that chose them). The searches: docs/tuning-notes.md.
 template <class Scalar, class Space>
-TileShape default_tiles() {
-  // Host: both packed slices, (128 + 256) x 128 float64 = 384 KiB, stay in a core's L2, one B
-  // panel (TK x RN, 4 KiB) in L1 (the search that chose them: docs/tuning-notes.md).
-  // GPU: 32 x 64 tiles of C (64 lanes per team in float32, 128 in float64: many small teams),
-  // and as deep a k slice as 24 KiB of scratch holds, (32 + 64) x TK scalars: TK 64 in float32,
-  // 32 in float64 (the H100 search that chose them: docs/tuning-notes.md).
-  if (is_host_space<Space>()) return {128, 256, 128};
-  return {32, 64, static_cast<int>(256 / sizeof(Scalar))};
+TileShape default_tiles(const std::size_t m, const std::size_t n, const int concurrency) {
+  if (!is_host_space<Space>()) return {32, 64, static_cast<int>(256 / sizeof(Scalar))};
+  const TileShape large{256, 512, 256};
+  const std::size_t large_tiles = ((m + large.m - 1) / large.m) * ((n + large.n - 1) / large.n);
+  if (host_l2_bytes() >= (2L << 20) && large_tiles >= 2 * static_cast<std::size_t>(concurrency)) return large;
+  return {128, 256, 128};
 }
 
 template <class Scalar, class Space, class AView, class BView, class CView, class C0View, MINIAPP_KERNEL_UNIT>
@@ -174,12 +245,12 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
   const int K = static_cast<int>(A.extent(1));
   const int N = static_cast<int>(B.extent(1));
   const int TM = tiles.m, TN = tiles.n, TK = tiles.k;
-  if (TM % RM != 0 || TN % RN != 0 || TK < 1)
+  if (TM % RM != 0 || (!is_host_space<Space>() && TN % RN != 0) || TK < 1)
     throw std::invalid_argument("gemm-tiled: tile " + std::to_string(TM) + " x " + std::to_string(TN) +
                                 " is not a multiple of the register block");
   const int tiles_n = (N + TN - 1) / TN;
   const int league = ((M + TM - 1) / TM) * tiles_n;
-  const int a_panels = TM / RM, b_panels = TN / RN;
+  const int a_panels = TM / RM, b_panels = (TN + RN - 1) / RN;
   const int blocks = a_panels * b_panels;
 
   const bool host = is_host_space<Space>();
@@ -190,7 +261,7 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
   const int a_panel_stride = host ? TK * RM : RM, a_k_stride = host ? RM : TM;
   const int b_panel_stride = host ? TK * RN : RN, b_k_stride = host ? RN : TN;
 
-  const std::size_t bytes = Scratch::shmem_size(TM * TK) + Scratch::shmem_size(TN * TK);
+  const std::size_t bytes = Scratch::shmem_size(TM * TK) + Scratch::shmem_size(b_panels * RN * TK);
   Policy policy(space, league, team_size, vector_length);
   const int level = bytes <= static_cast<std::size_t>(policy.scratch_size_max(0)) ? 0 : 1;
   policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
@@ -201,14 +272,19 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
         const int tile_i = team.league_rank() / tiles_n * TM;
         const int tile_j = team.league_rank() % tiles_n * TN;
         Scratch a_slice(team.team_scratch(level), TM * TK);
-        Scratch b_slice(team.team_scratch(level), TN * TK);
+        Scratch b_slice(team.team_scratch(level), b_panels * RN * TK);
         Scalar* const ap = a_slice.data();
         Scalar* const bp = b_slice.data();
         for (int k0 = 0; k0 < K; k0 += TK) {
-          pack_a<RM>(team, alpha, A, tile_i, k0, TM, TK, ap, a_panel_stride, a_k_stride);
-          pack_b<RN>(team, B, k0, tile_j, TK, TN, bp, b_panel_stride, b_k_stride);
-          team.team_barrier();
           const int depth = K - k0 < TK ? K - k0 : TK;
+          if constexpr (is_host_space<Space>()) {
+            pack_a_host<RM>(alpha, A, tile_i, k0, TM, depth, ap, a_panel_stride);
+            pack_b_host<RN>(B, k0, tile_j, TN, depth, bp, b_panel_stride);
+          } else {
+            pack_a<RM>(team, alpha, A, tile_i, k0, TM, TK, ap, a_panel_stride, a_k_stride);
+            pack_b<RN>(team, B, k0, tile_j, TK, TN, bp, b_panel_stride, b_k_stride);
+          }
+          team.team_barrier();
           const bool first = k0 == 0;
           // A panels vary fastest: on the host one B panel is reused from L1 across the tile's
           // A panels; on a GPU neighbouring threads read neighbouring A panels.
@@ -216,11 +292,12 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
             const int p = block % a_panels, q = block / a_panels;
             const Scalar* a = ap + p * a_panel_stride;
             const Scalar* b = bp + q * b_panel_stride;
-            Scalar acc[RM][RN] = {};
-            multiply_block<Space>(a, b, depth, a_k_stride, b_k_stride, acc);
             const int i0 = tile_i + p * RM, j0 = tile_j + q * RN;
             const int rows = M - i0 < RM ? M - i0 : RM;
-            const int cols = N - j0 < RN ? N - j0 : RN;
+            const int last = tile_j + TN < N ? tile_j + TN : N;  // the tile's or the matrix's edge
+            const int cols = last - j0 < RN ? last - j0 : RN;
+            Scalar acc[RM][RN] = {};
+            multiply_block<Space>(a, b, depth, a_k_stride, b_k_stride, acc);
             for (int r = 0; r < rows; ++r) {
               for (int c = 0; c < cols; ++c) {
                 // The first slice starts C from beta*C0 (not read at all when beta is 0, as in BLAS).
