@@ -8,7 +8,8 @@
 // The same kernel runs on every space; only the tile sizes, the team size and the order of the
 // packed panels differ (per-space defaults in default_tiles()):
 // - host: one thread per team; each panel is contiguous over its whole k range, so a B panel
-//   stays in L1 while the thread sweeps the A panels of the tile (the GotoBLAS packing);
+//   stays in L1 while the thread sweeps the A panels of the tile (the GotoBLAS packing), packed
+//   from raw row pointers (pack_a_host, pack_b_host);
 // - GPU: one thread per register block; panels interleaved k-major, so the threads of a warp
 //   read consecutive scratch words (no bank conflicts) while they share a k.
 
@@ -34,8 +35,9 @@ struct TileShape {
 // Rows x columns of C one thread keeps in registers. Host: rows of two SIMD registers each: 4 rows
 // (8 accumulators) of the 16 registers SSE2/AVX2 have; on AVX-512's 32, 8 rows where the block is
 // written in explicit vectors (MINIAPP_HOST_SIMD; GCC's own code for an 8-row float64 block ran
-// several times slower). A wider block spills on SSE2 (docs/tuning-notes.md). GPU: fixed (the
-// host ISA must not change what device code is compiled).
+// several times slower), and in float64 three registers per row (24 accumulators: 8 broadcasts
+// and 3 loads feed 24 FMAs; float32's B panel would then fill L1). A wider block spills on SSE2
+// (docs/tuning-notes.md). GPU: fixed (the host ISA must not change what device code is compiled).
 template <class Scalar, class Space>
 struct RegisterBlock {
   static constexpr bool wide = is_host_space<Space>() && simd::kHostVectorRegisters >= 32 &&
