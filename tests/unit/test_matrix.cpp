@@ -34,18 +34,19 @@ MeasurementSpec spec_for(MirrorPolicy policy, int repetitions = 2) {
   return s;
 }
 
-// A rectangular product with beta, and tiles small enough that every edge case is exercised:
-// several k slices, a last slice shorter than the tile, partial tiles and register blocks.
-matrix::Params rectangular() {
+// A rectangular product with beta, by default with tiles small enough that every edge case is
+// exercised: several k slices, a last slice shorter than the tile, partial tiles and register blocks.
+matrix::Params rectangular(std::size_t m = 37, std::size_t n = 29, std::size_t k = 53,
+                           matrix::TileShape tiles = {32, 32, 10}) {
   matrix::Params p;
-  p.m = 37;
-  p.n = 29;
-  p.k = 53;
+  p.m = m;
+  p.n = n;
+  p.k = k;
   p.alpha = -1.25;
   p.beta = 0.5;
-  p.tile_m = 32;
-  p.tile_n = 32;
-  p.tile_k = 10;
+  p.tile_m = tiles.m;
+  p.tile_n = tiles.n;
+  p.tile_k = tiles.k;
   return p;
 }
 
@@ -189,15 +190,7 @@ TYPED_TEST(MatrixTest, EveryVariantVerifiesUnderEveryPolicy) {
 TYPED_TEST(MatrixTest, TiledGemmLargeTilesVerifyOnPartialTiles) {
   using Space = TypeParam;
   if (!is_host_space<Space>()) GTEST_SKIP() << "the large tiles are the host's (1.5 MiB of scratch per team)";
-  matrix::Params p;
-  p.m = 300;
-  p.n = 530;
-  p.k = 270;
-  p.alpha = 0.75;
-  p.beta = -0.5;
-  p.tile_m = 256;
-  p.tile_n = 512;
-  p.tile_k = 256;
+  const matrix::Params p = rectangular(300, 530, 270, {256, 512, 256});
   matrix::Gemm<double, Space> d(p, "gemm-tiled", 0);
   const Measurement md = measure(d, Space(), spec_for(MirrorPolicy::AllResident, 1));
   EXPECT_TRUE(md.verification.passed) << md.verification.detail;
