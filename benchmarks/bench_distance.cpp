@@ -2,7 +2,8 @@
 // measured in the same run (issue 28: direct at >= 70% of the fastest fill's bandwidth). Three
 // fills, since which one is fastest depends on the space and the machine: one element per index of
 // a 2-D MDRangePolicy (`fill`), one flat RangePolicy over the span (`fill-flat`), and
-// Kokkos::deep_copy of a value (`fill-deep-copy`, the library's own fill).
+// Kokkos::deep_copy of a value (`fill-deep-copy`, the library's own fill). `distance-direct-squared`:
+// direct without the square roots.
 
 #include "miniapp/workloads/distance/distance.hpp"
 
@@ -52,9 +53,11 @@ void fill_deep_copy(benchmark::State& state) {
 }
 
 template <class Scalar, class Space>
-void distance_matrix(benchmark::State& state, const std::string& variant) {
+void distance_matrix(benchmark::State& state, const std::string& variant, const bool squared = false) {
   const auto n = static_cast<std::size_t>(state.range(0));
-  distance::Kernel<Scalar, Space> k(distance::Params{}, variant, n);
+  distance::Params p;
+  p.squared = squared;
+  distance::Kernel<Scalar, Space> k(p, variant, n);
   k.generate_inputs(42);
   for (Transferable* f : k.inputs()) f->copy_to_device();
   const Space space;
@@ -79,6 +82,11 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
         benchmark::RegisterBenchmark(("distance-" + v.name + "/float32/" + s).c_str(),
                                    [name = v.name](benchmark::State& st) { distance_matrix<float, Space>(st, name); })
           ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
+    // The same without the square roots: what they cost, where a vector square root's throughput
+    // rather than the writes bounds direct (docs/performance.md).
+    benchmark::RegisterBenchmark(("distance-direct-squared/float32/" + s).c_str(),
+                                 [](benchmark::State& st) { distance_matrix<float, Space>(st, "direct", true); })
+        ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
   });
 }
 

@@ -145,6 +145,31 @@ KOKKOS_INLINE_FUNCTION void pack_b_host(const BView& B, const int k0, const int 
   }
 }
 
+// The tile, its k slice and where the packed slices put element (panel, kk, within):
+// panel * panel_stride + kk * k_stride + within.
+struct SliceLayout {
+  int m, n, k;
+  int a_panel_stride, a_k_stride, b_panel_stride, b_k_stride;
+};
+
+// The team packs this k slice of A and B, `depth` deep, the host's way (Host: is_host_space of
+// the kernel's space) or the portable one. A function, not the kernel's lambda: nvcc refuses an
+// extended lambda that first captures a variable inside `if constexpr`.
+template <bool Host, int RM, int RN, class Member, class Scalar, class AView, class BView>
+KOKKOS_INLINE_FUNCTION void pack_slices(const Member& team, const Scalar alpha, const AView& A, const BView& B,
+                                        const int tile_i, const int tile_j, const int k0, const int depth,
+                                        const SliceLayout& s, Scalar* const ap, Scalar* const bp) {
+  if constexpr (Host) {
+    (void)team;
+    pack_a_host<RM>(alpha, A, tile_i, k0, s.m, depth, ap, s.a_panel_stride);
+    pack_b_host<RN>(B, k0, tile_j, s.n, depth, bp, s.b_panel_stride);
+  } else {
+    (void)depth;
+    pack_a<RM>(team, alpha, A, tile_i, k0, s.m, s.k, ap, s.a_panel_stride, s.a_k_stride);
+    pack_b<RN>(team, B, k0, tile_j, s.k, s.n, bp, s.b_panel_stride, s.b_k_stride);
+  }
+}
+
 // The micro-kernel: acc += the RM-row panel a times the RN-column panel b over `depth` values of
 // k, a_k_stride and b_k_stride apart, with k outermost and one row of b loaded per step.
 template <class Scalar, int RM, int RN>
@@ -239,6 +264,7 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
                 Scalar beta, const C0View& C0, const CView& C) {
   constexpr int RM = RegisterBlock<Scalar, Space>::rows;
   constexpr int RN = RegisterBlock<Scalar, Space>::cols;
+  constexpr bool kHost = is_host_space<Space>();
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
   using Scratch = Kokkos::View<Scalar*, typename Space::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -262,6 +288,7 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
   // Element (panel, kk, within) of a packed slice lives at panel * panel_stride + kk * k_stride + within.
   const int a_panel_stride = host ? TK * RM : RM, a_k_stride = host ? RM : TM;
   const int b_panel_stride = host ? TK * RN : RN, b_k_stride = host ? RN : TN;
+  const SliceLayout slices{TM, TN, TK, a_panel_stride, a_k_stride, b_panel_stride, b_k_stride};
 
   const std::size_t bytes = Scratch::shmem_size(TM * TK) + Scratch::shmem_size(b_panels * RN * TK);
   Policy policy(space, league, team_size, vector_length);
@@ -279,13 +306,7 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
         Scalar* const bp = b_slice.data();
         for (int k0 = 0; k0 < K; k0 += TK) {
           const int depth = K - k0 < TK ? K - k0 : TK;
-          if constexpr (is_host_space<Space>()) {
-            pack_a_host<RM>(alpha, A, tile_i, k0, TM, depth, ap, a_panel_stride);
-            pack_b_host<RN>(B, k0, tile_j, TN, depth, bp, b_panel_stride);
-          } else {
-            pack_a<RM>(team, alpha, A, tile_i, k0, TM, TK, ap, a_panel_stride, a_k_stride);
-            pack_b<RN>(team, B, k0, tile_j, TK, TN, bp, b_panel_stride, b_k_stride);
-          }
+          pack_slices<kHost, RM, RN>(team, alpha, A, B, tile_i, tile_j, k0, depth, slices, ap, bp);
           team.team_barrier();
           const bool first = k0 == 0;
           // A panels vary fastest: on the host one B panel is reused from L1 across the tile's
