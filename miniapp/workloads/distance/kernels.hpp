@@ -129,6 +129,48 @@ void with_dimension(int dim, F&& f) {
   }
 }
 
+// A team's rows [first, first + count) of direct. Host (one thread per team) with D fixed: rows in
+// pairs, so each column point is loaded once for two rows: one row per pass read three
+// coordinates for each value it wrote, and the reads, not the writes, bounded it. Elsewhere a row
+// per thread, an entry per lane. The same squared_distance either way: the values are the same.
+// (A function, not the kernel's lambda: nvcc refuses an extended lambda that first captures a
+// variable inside `if constexpr`.)
+template <int Dim, class Space, bool Host, class Member, class Points, class Out>
+KOKKOS_INLINE_FUNCTION void direct_team_rows(const Member& team, const Points& points, const Out& out,
+                                             const std::int64_t row0, const std::int64_t first,
+                                             const std::int64_t count, const int dim, const bool squared) {
+  using Scalar = typename Out::non_const_value_type;
+  const auto n = static_cast<std::int64_t>(points.extent(0));
+  std::int64_t r = 0;
+  if constexpr (Host && Dim > 0) {
+    static_assert(std::is_same<typename Out::array_layout, Kokkos::LayoutRight>::value, "rows are contiguous");
+    for (; r + 2 <= count; r += 2) {
+      const RowPoint<Dim, Points> a(points, row0 + first + r), b(points, row0 + first + r + 1);
+      Scalar* const out_a = &out(first + r, 0);
+      Scalar* const out_b = &out(first + r + 1, 0);
+      if (squared) {
+        for (std::int64_t j = 0; j < n; ++j) {
+          out_a[j] = squared_distance<Dim>(a, points, j, dim);
+          out_b[j] = squared_distance<Dim>(b, points, j, dim);
+        }
+      } else {
+        for (std::int64_t j = 0; j < n; ++j) {
+          out_a[j] = compat::math::sqrt(squared_distance<Dim>(a, points, j, dim));
+          out_b[j] = compat::math::sqrt(squared_distance<Dim>(b, points, j, dim));
+        }
+      }
+    }
+  }
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r, count), [&](const std::int64_t row) {
+    const std::int64_t local = first + row;
+    const RowPoint<Dim, Points> own(points, row0 + local);
+    for_columns<Space>(team, 0, n, [&](const std::int64_t j) {
+      const Scalar s = squared_distance<Dim>(own, points, j, dim);
+      out(local, j) = squared ? s : compat::math::sqrt(s);
+    });
+  });
+}
+
 // Dim > 0 fixes the dimension at compile time: the loop over coordinates unrolls and the loop
 // over columns vectorizes; Dim = 0 reads it at run time (any other D).
 template <int Dim, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
@@ -136,21 +178,13 @@ void direct_rows(const Space& space, const Points& points, const Out& out, std::
                  int runtime_dim, bool squared) {
   const int dim = Dim > 0 ? Dim : runtime_dim;
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
-  using Scalar = typename Out::non_const_value_type;
-  const auto n = static_cast<std::int64_t>(points.extent(0));
-  constexpr int per_team = Shape<Space>::rows_per_team;
+  constexpr bool kHost = is_host_space<Space>();
+  constexpr int per_team = kHost ? 4 : Shape<Space>::rows_per_team;  // host: two pairs of rows
   Kokkos::parallel_for(
       "distance::direct", row_policy(space, rows, per_team), KOKKOS_LAMBDA(const Member& team) {
         const std::int64_t first = std::int64_t(team.league_rank()) * per_team;
         const std::int64_t count = first + per_team <= rows ? per_team : rows - first;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const std::int64_t r) {
-          const std::int64_t local = first + r;
-          const RowPoint<Dim, Points> own(points, row0 + local);
-          for_columns<Space>(team, 0, n, [&](const std::int64_t j) {
-            const Scalar s = squared_distance<Dim>(own, points, j, dim);
-            out(local, j) = squared ? s : compat::math::sqrt(s);
-          });
-        });
+        direct_team_rows<Dim, Space, kHost>(team, points, out, row0, first, count, dim, squared);
       });
 }
 
