@@ -69,7 +69,9 @@ struct Pack {
   static Scalar sum(const type& v) {
     if constexpr (width == 8) {
       const auto h = __builtin_shufflevector(v, v, 0, 1, 2, 3) + __builtin_shufflevector(v, v, 4, 5, 6, 7);
-      const auto q = __builtin_shufflevector(h, h, 0, 1) + __builtin_shufflevector(h, h, 2, 3);
+      // Lanes 0 and 1: h0 + h2 and h1 + h3, in a 4-lane vector: GCC 12 moved a 2-lane float
+      // vector through the stack (a store and a reload in the chain of every row's dot product).
+      const auto q = h + __builtin_shufflevector(h, h, 2, 3, 0, 1);
       return q[0] + q[1];
     } else {
       const auto h = __builtin_shufflevector(v, v, 0, 1) + __builtin_shufflevector(v, v, 2, 3);

@@ -6,6 +6,7 @@
 #include "miniapp/core/measurement.hpp"
 #include "miniapp/core/ranks.hpp"
 #include "miniapp/workloads/distance/kernels.hpp"
+#include "miniapp/workloads/distance/row_reductions.hpp"
 #include "miniapp/workloads/distance/params.hpp"
 #include "miniapp/workloads/distance/reference.hpp"
 
