@@ -1,4 +1,5 @@
 #include "miniapp/core/deck.hpp"
+#include "miniapp/core/host_vector_math.hpp"
 #include "miniapp/workloads/matrix/matrix.hpp"
 
 #include "kernel_helpers.hpp"
@@ -6,8 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -116,6 +119,60 @@ void expect_powers_of_special_operands() {
 TYPED_TEST(MatrixTest, ElementwisePowerOfSpecialOperandsMatchesStdPow) {
   expect_powers_of_special_operands<float, TypeParam>();
   expect_powers_of_special_operands<double, TypeParam>();
+}
+
+// The host's float x ** y against double-precision pow over the ranges that stress it: x near 1
+// with large |y| (log2 x must keep its relative accuracy there), x over the whole float range,
+// results next to the float limits, and both ends of each of the 16 subintervals of the AVX-512
+// path (core/host_powf_avx512.hpp). Every lane within 1 ulp; on AVX-512 builds the lanes that
+// path computes (x a positive normal float, |y log2 x| < 126) within 0.51 ulp, i.e. correctly
+// rounded but for a double's error: a wrong polynomial term or table entry shows as whole ulps.
+TEST(MatrixHostPower, FloatPowerWithinOneUlpOfDoublePrecisionPow) {
+#if MINIAPP_HOST_VECTOR_POW
+  struct Range {
+    const char* name;
+    double x_low, x_high;
+    bool x_by_exponent;  // x = 2^u for u uniform in [x_low, x_high)
+    double y_low, y_high;
+  };
+  const Range ranges[] = {{"x, y in (0, 1]", 0, 1, false, 0, 1},
+                          {"x near 1, |y| up to 1e6", 1 - 1e-4, 1 + 1e-4, false, -1e6, 1e6},
+                          {"x over the float range", -126, 127, true, -1, 1},
+                          {"results near the float limits", -10, 10, true, -14, 14},
+                          {"subinterval ends", 0.69, 1.41, false, -300, 300}};
+  std::mt19937_64 random(2026);
+  const std::size_t n = 1 << 16;
+  std::vector<float> x(n), y(n), z(n);
+  for (const Range& range : ranges) {
+    std::uniform_real_distribution<double> ux(range.x_low, range.x_high), uy(range.y_low, range.y_high);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double u = ux(random);
+      x[i] = std::max(static_cast<float>(range.x_by_exponent ? std::exp2(u) : u), std::numeric_limits<float>::min());
+      y[i] = static_cast<float>(uy(random));
+    }
+    simd::pow(x.data(), y.data(), z.data(), n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double ref = std::pow(static_cast<double>(x[i]), static_cast<double>(y[i]));
+      const auto rounded = static_cast<float>(ref);
+      const std::string where = std::string(range.name) + ": pow(" + std::to_string(x[i]) + ", " +
+                                std::to_string(y[i]) + ") = " + std::to_string(z[i]) + ", double pow " +
+                                std::to_string(ref);
+      if (std::isinf(rounded) || rounded == 0) {
+        ASSERT_EQ(z[i], rounded) << where;
+        continue;
+      }
+      const double ulp = std::ldexp(1.0, std::max(std::ilogb(rounded), -126) - 23);
+      const double error = std::abs(static_cast<double>(z[i]) - ref) / ulp;
+      ASSERT_LE(error, 1.0) << where;
+#if defined(__AVX512F__)
+      if (std::abs(static_cast<double>(y[i]) * std::log2(static_cast<double>(x[i]))) < 125.9)
+        ASSERT_LE(error, 0.51) << where;
+#endif
+    }
+  }
+#else
+  GTEST_SKIP() << "this build's host x ** y is std::pow per element (no libmvec, or a CUDA/HIP build)";
+#endif
 }
 
 // More elements than one host thread's chunk, and a length no vector width divides: every
