@@ -256,6 +256,33 @@ TYPED_TEST(MatrixTest, TiledGemmLargeTilesVerifyOnPartialTiles) {
   EXPECT_TRUE(mf.verification.passed) << mf.verification.detail;
 }
 
+// Runs of row tiles (the host packs B once per run and k slice): 3, 5 and 7 row tiles in one
+// column, so that on most thread counts the last run is shorter than the others (on 2 threads
+// runs of 2 and of 3); every product verifies and equals gemm-naive's.
+TYPED_TEST(MatrixTest, TiledGemmRunsOfRowTilesVerify) {
+  using Space = TypeParam;
+  for (const std::size_t tiles_m : {3, 5, 7}) {
+    const matrix::Params p = rectangular(32 * tiles_m - 5, 29, 53);
+    matrix::Gemm<double, Space> tiled(p, "gemm-tiled", 0), naive(p, "gemm-naive", 0);
+    const Measurement mt = measure(tiled, Space(), spec_for(MirrorPolicy::AllResident, 1));
+    const Measurement mn = measure(naive, Space(), spec_for(MirrorPolicy::AllResident, 1));
+    ASSERT_TRUE(mt.verification.passed) << tiles_m << " row tiles: " << mt.verification.detail;
+    ASSERT_TRUE(mn.verification.passed) << mn.verification.detail;
+    const std::vector<double> c = values(tiled.c()), reference = values(naive.c());
+    for (std::size_t e = 0; e < c.size(); ++e) ASSERT_NEAR(c[e], reference[e], 1e-12) << tiles_m << " row tiles, element " << e;
+  }
+}
+
+// The run length: the busiest thread's share of tiles at its minimum, then the longest run.
+TEST(MatrixTiles, HostRowRunsKeepEveryThreadBusy) {
+  EXPECT_EQ(matrix::host_row_run(16, 8, 2), 16);  // n = 4096, 256 x 512 tiles: one run per column
+  EXPECT_EQ(matrix::host_row_run(4, 2, 2), 4);    // n = 1024: one column per thread
+  EXPECT_EQ(matrix::host_row_run(4, 2, 3), 1);    // 3 threads: 8 single tiles, 3 each at most
+  EXPECT_EQ(matrix::host_row_run(3, 1, 2), 2);    // runs of 2 and 1
+  EXPECT_EQ(matrix::host_row_run(5, 3, 1), 5);    // one thread: whole columns
+  EXPECT_EQ(matrix::host_row_run(2, 1, 64), 1);   // more threads than tiles
+}
+
 TYPED_TEST(MatrixTest, GemmVariantsAgreeAndRepeatedComputeLeavesInputsUnchanged) {
   using Space = TypeParam;
   std::vector<double> first;

@@ -152,22 +152,56 @@ struct SliceLayout {
   int a_panel_stride, a_k_stride, b_panel_stride, b_k_stride;
 };
 
-// The team packs this k slice of A and B, `depth` deep, the host's way (Host: is_host_space of
-// the kernel's space) or the portable one. A function, not the kernel's lambda: nvcc refuses an
-// extended lambda that first captures a variable inside `if constexpr`.
+// The team packs this k slice of A and, with_b, of B, `depth` deep, the host's way (Host:
+// is_host_space of the kernel's space) or the portable one. A function, not the kernel's lambda:
+// nvcc refuses an extended lambda that first captures a variable inside `if constexpr`.
 template <bool Host, int RM, int RN, class Member, class Scalar, class AView, class BView>
 KOKKOS_INLINE_FUNCTION void pack_slices(const Member& team, const Scalar alpha, const AView& A, const BView& B,
                                         const int tile_i, const int tile_j, const int k0, const int depth,
-                                        const SliceLayout& s, Scalar* const ap, Scalar* const bp) {
+                                        const bool with_b, const SliceLayout& s, Scalar* const ap, Scalar* const bp) {
   if constexpr (Host) {
     (void)team;
     pack_a_host<RM>(alpha, A, tile_i, k0, s.m, depth, ap, s.a_panel_stride);
-    pack_b_host<RN>(B, k0, tile_j, s.n, depth, bp, s.b_panel_stride);
+    if (with_b) pack_b_host<RN>(B, k0, tile_j, s.n, depth, bp, s.b_panel_stride);
   } else {
     (void)depth;
     pack_a<RM>(team, alpha, A, tile_i, k0, s.m, s.k, ap, s.a_panel_stride, s.a_k_stride);
-    pack_b<RN>(team, B, k0, tile_j, s.k, s.n, bp, s.b_panel_stride, s.b_k_stride);
+    if (with_b) pack_b<RN>(team, B, k0, tile_j, s.k, s.n, bp, s.b_panel_stride, s.b_k_stride);
   }
+}
+
+// The host asks for the C block's rows before its micro-kernel runs (some thousand cycles), so
+// the update after it does not wait on memory: a team's C, revisited once per k slice, has left
+// the caches by then. GPUs and nvcc's host passes (MINIAPP_HOST_SIMD 0) skip it.
+template <bool Host, int RM, int RN, class CView>
+KOKKOS_INLINE_FUNCTION void prefetch_block(const CView& C, const int i0, const int j0, const int rows) {
+#if MINIAPP_HOST_SIMD
+  if constexpr (Host) {
+    for (int r = 0; r < rows; ++r) {
+      const auto* row = &C(i0 + r, j0);
+      for (int c = 0; c < RN; c += 64 / static_cast<int>(sizeof(*row))) __builtin_prefetch(row + c, 1, 3);
+      __builtin_prefetch(row + RN - 1, 1, 3);
+    }
+  }
+#else
+  (void)C, (void)i0, (void)j0, (void)rows;
+#endif
+}
+
+// Row tiles per team on the host: a team takes a run of row tiles of one tile column and, per k
+// slice, packs B's slice once for all of them (one tile per team packed B once per row tile:
+// at n = 4096, 16 times, 12% of the time with A's packing). The longest run that keeps the
+// busiest thread's share of tiles at its minimum, ceil(items / concurrency) x run, so no thread
+// idles for longer runs. GPUs keep one tile per team: many small teams.
+inline int host_row_run(const int tiles_m, const int tiles_n, const int concurrency) {
+  int best = 1;
+  long best_share = -1;
+  for (int run = 1; run <= tiles_m; ++run) {
+    const long items = static_cast<long>(tiles_n) * ((tiles_m + run - 1) / run);
+    const long share = (items + concurrency - 1) / concurrency * run;
+    if (best_share < 0 || share <= best_share) best = run, best_share = share;
+  }
+  return best;
 }
 
 // The micro-kernel: acc += the RM-row panel a times the RN-column panel b over `depth` values of
@@ -273,21 +307,21 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
   const int K = static_cast<int>(A.extent(1));
   const int N = static_cast<int>(B.extent(1));
   const int TM = tiles.m, TN = tiles.n, TK = tiles.k;
-  if (TM % RM != 0 || (!is_host_space<Space>() && TN % RN != 0) || TK < 1)
+  if (TM % RM != 0 || (!kHost && TN % RN != 0) || TK < 1)
     throw std::invalid_argument("gemm-tiled: tile " + std::to_string(TM) + " x " + std::to_string(TN) +
                                 " is not a multiple of the register block");
-  const int tiles_n = (N + TN - 1) / TN;
-  const int league = ((M + TM - 1) / TM) * tiles_n;
+  const int tiles_m = (M + TM - 1) / TM, tiles_n = (N + TN - 1) / TN;
+  const int run = kHost ? host_row_run(tiles_m, tiles_n, std::max(1, static_cast<int>(space.concurrency()))) : 1;
+  const int league = (tiles_m + run - 1) / run * tiles_n;
   const int a_panels = TM / RM, b_panels = (TN + RN - 1) / RN;
   const int blocks = a_panels * b_panels;
 
-  const bool host = is_host_space<Space>();
   // GPU: 8 lanes per thread, one lane per register block up to 256 lanes.
-  const int vector_length = host ? 1 : 8;
-  const int team_size = host ? 1 : std::max(1, std::min(blocks, 256) / vector_length);
+  const int vector_length = kHost ? 1 : 8;
+  const int team_size = kHost ? 1 : std::max(1, std::min(blocks, 256) / vector_length);
   // Element (panel, kk, within) of a packed slice lives at panel * panel_stride + kk * k_stride + within.
-  const int a_panel_stride = host ? TK * RM : RM, a_k_stride = host ? RM : TM;
-  const int b_panel_stride = host ? TK * RN : RN, b_k_stride = host ? RN : TN;
+  const int a_panel_stride = kHost ? TK * RM : RM, a_k_stride = kHost ? RM : TM;
+  const int b_panel_stride = kHost ? TK * RN : RN, b_k_stride = kHost ? RN : TN;
   const SliceLayout slices{TM, TN, TK, a_panel_stride, a_k_stride, b_panel_stride, b_k_stride};
 
   const std::size_t bytes = Scratch::shmem_size(TM * TK) + Scratch::shmem_size(b_panels * RN * TK);
@@ -298,39 +332,43 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
 
   Kokkos::parallel_for(
       "matrix::gemm-tiled", policy, KOKKOS_LAMBDA(const Member& team) {
-        const int tile_i = team.league_rank() / tiles_n * TM;
+        const int first_tile = team.league_rank() / tiles_n * run;
+        const int end_tile = first_tile + run < tiles_m ? first_tile + run : tiles_m;
         const int tile_j = team.league_rank() % tiles_n * TN;
         Scratch a_slice(team.team_scratch(level), TM * TK);
         Scratch b_slice(team.team_scratch(level), b_panels * RN * TK);
         Scalar* const ap = a_slice.data();
         Scalar* const bp = b_slice.data();
-        for (int k0 = 0; k0 < K; k0 += TK) {
-          const int depth = K - k0 < TK ? K - k0 : TK;
-          pack_slices<kHost, RM, RN>(team, alpha, A, B, tile_i, tile_j, k0, depth, slices, ap, bp);
-          team.team_barrier();
-          const bool first = k0 == 0;
-          // A panels vary fastest: on the host one B panel is reused from L1 across the tile's
-          // A panels; on a GPU neighbouring threads read neighbouring A panels.
-          Kokkos::parallel_for(Kokkos::TeamVectorRange(team, blocks), [&](const int block) {
-            const int p = block % a_panels, q = block / a_panels;
-            const Scalar* a = ap + p * a_panel_stride;
-            const Scalar* b = bp + q * b_panel_stride;
-            const int i0 = tile_i + p * RM, j0 = tile_j + q * RN;
-            const int rows = M - i0 < RM ? M - i0 : RM;
-            const int last = tile_j + TN < N ? tile_j + TN : N;  // the tile's or the matrix's edge
-            const int cols = last - j0 < RN ? last - j0 : RN;
-            Scalar acc[RM][RN] = {};
-            multiply_block<Space>(a, b, depth, a_k_stride, b_k_stride, acc);
-            for (int r = 0; r < rows; ++r) {
-              for (int c = 0; c < cols; ++c) {
-                // The first slice starts C from beta*C0 (not read at all when beta is 0, as in BLAS).
-                const Scalar start = first ? (read_c0 ? beta * C0(i0 + r, j0 + c) : Scalar(0)) : C(i0 + r, j0 + c);
-                C(i0 + r, j0 + c) = start + acc[r][c];
+        for (int k0 = 0; k0 < K; k0 += TK)
+          for (int t = first_tile; t < end_tile; ++t) {
+            const int tile_i = t * TM;
+            const int depth = K - k0 < TK ? K - k0 : TK;
+            pack_slices<kHost, RM, RN>(team, alpha, A, B, tile_i, tile_j, k0, depth, t == first_tile, slices, ap, bp);
+            team.team_barrier();
+            const bool first = k0 == 0;
+            // A panels vary fastest: on the host one B panel is reused from L1 across the tile's
+            // A panels; on a GPU neighbouring threads read neighbouring A panels.
+            Kokkos::parallel_for(Kokkos::TeamVectorRange(team, blocks), [&](const int block) {
+              const int p = block % a_panels, q = block / a_panels;
+              const Scalar* a = ap + p * a_panel_stride;
+              const Scalar* b = bp + q * b_panel_stride;
+              const int i0 = tile_i + p * RM, j0 = tile_j + q * RN;
+              const int rows = M - i0 < RM ? M - i0 : RM;
+              const int last = tile_j + TN < N ? tile_j + TN : N;  // the tile's or the matrix's edge
+              const int cols = last - j0 < RN ? last - j0 : RN;
+              prefetch_block<kHost, RM, RN>(C, i0, j0, rows);
+              Scalar acc[RM][RN] = {};
+              multiply_block<Space>(a, b, depth, a_k_stride, b_k_stride, acc);
+              for (int r = 0; r < rows; ++r) {
+                for (int c = 0; c < cols; ++c) {
+                  // The first slice starts C from beta*C0 (not read at all when beta is 0, as in BLAS).
+                  const Scalar start = first ? (read_c0 ? beta * C0(i0 + r, j0 + c) : Scalar(0)) : C(i0 + r, j0 + c);
+                  C(i0 + r, j0 + c) = start + acc[r][c];
+                }
               }
-            }
-          });
-          team.team_barrier();
-        }
+            });
+            team.team_barrier();
+          }
       });
 }
 
