@@ -75,6 +75,16 @@ Kokkos::TeamPolicy<Space> row_policy(const Space& space, std::int64_t rows, int 
                                    Shape<Space>::vector_length);
 }
 
+// The rows [first, first + count) of the row_policy's team: per_team of them, fewer in the last.
+struct TeamRows {
+  std::int64_t first, count;
+};
+template <class Member>
+KOKKOS_INLINE_FUNCTION TeamRows team_rows(const Member& team, std::int64_t rows, int per_team) {
+  const std::int64_t first = std::int64_t(team.league_rank()) * per_team;
+  return {first, first + per_team <= rows ? per_team : rows - first};
+}
+
 // The kernels read point j's coordinates for consecutive j: stored coordinate-major they are
 // contiguous, so a CPU loads them as vectors and a GPU warp reads them coalesced. The points as
 // given stay the input (the harness's copies and the verification use them).
@@ -182,9 +192,8 @@ void direct_rows(const Space& space, const Points& points, const Out& out, std::
   constexpr int per_team = kHost ? 4 : Shape<Space>::rows_per_team;  // host: two pairs of rows
   Kokkos::parallel_for(
       "distance::direct", row_policy(space, rows, per_team), KOKKOS_LAMBDA(const Member& team) {
-        const std::int64_t first = std::int64_t(team.league_rank()) * per_team;
-        const std::int64_t count = first + per_team <= rows ? per_team : rows - first;
-        direct_team_rows<Dim, Space, kHost>(team, points, out, row0, first, count, dim, squared);
+        const TeamRows part = team_rows(team, rows, per_team);
+        direct_team_rows<Dim, Space, kHost>(team, points, out, row0, part.first, part.count, dim, squared);
       });
 }
 
@@ -228,8 +237,7 @@ void tiled_rows(const Space& space, const Points& points, const Out& out, std::i
   Kokkos::parallel_for(
       "distance::tiled", policy, KOKKOS_LAMBDA(const Member& team) {
         Tile tile(team.team_scratch(level), columns, dim);
-        const std::int64_t first = std::int64_t(team.league_rank()) * kTileRows;
-        const std::int64_t count = first + kTileRows <= rows ? kTileRows : rows - first;
+        const TeamRows part = team_rows(team, rows, kTileRows);
         for (std::int64_t j0 = 0; j0 < n; j0 += columns) {
           const std::int64_t width = j0 + columns <= n ? columns : n - j0;
           team.team_barrier();  // the previous tile is no longer read
@@ -237,8 +245,8 @@ void tiled_rows(const Space& space, const Points& points, const Out& out, std::i
             Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width),
                                  [&](const std::int64_t jj) { tile(jj, k) = points(j0 + jj, k); });
           team.team_barrier();
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const std::int64_t r) {
-            const std::int64_t local = first + r;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, part.count), [&](const std::int64_t r) {
+            const std::int64_t local = part.first + r;
             const RowPoint<Dim, Points> own(points, row0 + local);
             for_columns<Space>(team, 0, width, [&](const std::int64_t jj) {
               const Scalar s = squared_distance<Dim>(own, tile, jj, dim);
@@ -343,10 +351,9 @@ void gemm(const Space& space, const Points& points, const Norms& norms, const Ou
   constexpr int per_team = Shape<Space>::rows_per_team;
   Kokkos::parallel_for(
       "distance::gemm-finish", row_policy(space, rows, per_team), KOKKOS_LAMBDA(const Member& team) {
-        const std::int64_t first = std::int64_t(team.league_rank()) * per_team;
-        const std::int64_t count = first + per_team <= rows ? per_team : rows - first;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const std::int64_t r) {
-          const std::int64_t local = first + r;
+        const TeamRows part = team_rows(team, rows, per_team);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, part.count), [&](const std::int64_t r) {
+          const std::int64_t local = part.first + r;
           const Scalar ni = norms(row0 + local);
           for_columns<Space>(team, 0, n, [&](const std::int64_t j) {
             Scalar s = out(local, j) + ni + norms(j);

@@ -22,19 +22,15 @@ void row_min(const Space& space, const Points& points, const Nearest& nearest, c
   constexpr int per_team = Shape<Space>::rows_per_team;
   Kokkos::parallel_for(
       "distance::row-min", row_policy(space, rows, per_team), KOKKOS_LAMBDA(const Member& team) {
-        const std::int64_t first = std::int64_t(team.league_rank()) * per_team;
-        const std::int64_t count = first + per_team <= rows ? per_team : rows - first;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const std::int64_t r) {
-          const std::int64_t i = row0 + first + r;
+        const TeamRows part = team_rows(team, rows, per_team);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, part.count), [&](const std::int64_t r) {
+          const std::int64_t i = row0 + part.first + r;
+          const RowPoint<0, Points> own(points, i);
           typename MinLoc::value_type best;
           reduce_columns<Space, typename MinLoc::value_type>(
               team, n, MinLoc(best),
               [&](const std::int64_t j, typename MinLoc::value_type& acc) {
-                Scalar s = 0;
-                for (int k = 0; k < dim; ++k) {
-                  const Scalar d = points(i, k) - points(j, k);
-                  s += d * d;
-                }
+                const Scalar s = squared_distance<0>(own, points, j, dim);
                 if (j != i && (s < acc.val || (s == acc.val && j < acc.loc))) {
                   acc.val = s;
                   acc.loc = j;
@@ -59,20 +55,16 @@ void row_sum(const Space& space, const Points& points, const Sums& sums, int dim
   constexpr int per_team = Shape<Space>::rows_per_team;
   Kokkos::parallel_for(
       "distance::row-sum", row_policy(space, rows, per_team), KOKKOS_LAMBDA(const Member& team) {
-        const std::int64_t first = std::int64_t(team.league_rank()) * per_team;
-        const std::int64_t count = first + per_team <= rows ? per_team : rows - first;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const std::int64_t r) {
-          const std::int64_t i = row0 + first + r;
+        const TeamRows part = team_rows(team, rows, per_team);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, part.count), [&](const std::int64_t r) {
+          const std::int64_t i = row0 + part.first + r;
+          const RowPoint<0, Points> own(points, i);
           // Summed in double: N terms of one sign, so the sum keeps the entries' relative accuracy.
           double total = 0;
           reduce_columns<Space, double>(
               team, n, total,
               [&](const std::int64_t j, double& acc) {
-                Scalar s = 0;
-                for (int k = 0; k < dim; ++k) {
-                  const Scalar d = points(i, k) - points(j, k);
-                  s += d * d;
-                }
+                const Scalar s = squared_distance<0>(own, points, j, dim);
                 acc += static_cast<double>(squared ? s : compat::math::sqrt(s));
               });
           Kokkos::single(Kokkos::PerThread(team), [&] { sums(i - row0) = static_cast<Scalar>(total); });
