@@ -325,15 +325,16 @@ void batched_team(const Space& space, const A& a, const B& b, const X& x, const 
   const Scalar tiny_factor = tiny_pivot_factor<Scalar>(a.extent(1));
   const std::size_t bytes = team_scratch_bytes<Scalar, Space>(a.extent(1));
   const int level = bytes <= team_scratch_limit<Space>(0) ? 0 : 1;
+  constexpr bool kHost = is_host_space<Space>();
   // Rows go across the team's threads, columns across vector lanes (GPUs only).
-  const int lanes = is_host_space<Space>() ? 1 : n <= 8 ? 8 : n <= 16 ? 16 : 32;
+  const int lanes = kHost ? 1 : n <= 8 ? 8 : n <= 16 ? 16 : 32;
   Policy policy(space, static_cast<int>(a.extent(0)), Kokkos::AUTO, lanes);
   policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
   Kokkos::parallel_for(
       "solver::batched-team", policy, KOKKOS_LAMBDA(const Member& team) {
         const int s = team.league_rank();
         const Scratch m(team.team_scratch(level), n, n + 1);
-        solve_team_system<is_host_space<Space>()>(team, a, b, x, info, s, m, n, tiny_factor);
+        solve_team_system<kHost>(team, a, b, x, info, s, m, n, tiny_factor);
       });
 }
 
