@@ -6,12 +6,12 @@
 // system never turns into inf/NaN. Free functions: CUDA extended lambdas may not live in private
 // member functions.
 
-#include "miniapp/core/host_simd.hpp"
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/kokkos_kernels_compat.hpp"
 #include "miniapp/core/random.hpp"
 #include "miniapp/core/spaces.hpp"
+#include "miniapp/workloads/solver/host_lu.hpp"
 #include "miniapp/workloads/solver/params.hpp"
 
 #include <cstdint>
@@ -178,57 +178,6 @@ KOKKOS_INLINE_FUNCTION int lu_solve_one_team(const Member& team, const Matrix& m
   return 0;
 }
 
-// lu_solve_one_team for a team of one host thread, on raw rows of [A | b] (row stride ld): the
-// same elimination and back substitution in the same order, as plain loops. Through the team
-// routine's nested ranges, MaxLoc reduction and barriers each step of a 32 x 32 system cost more
-// than its arithmetic; here each row update is one contiguous loop the compiler vectorizes.
-template <class Scalar>
-inline int lu_solve_rows(Scalar* const m, const int ld, const int n, const Scalar tiny) {
-  // Column k's pivot search rides on step k - 1's row updates (each row's new entry in column k
-  // is compared as the row is finished), so its chain of compares hides behind the updates; the
-  // rows are visited in the same order with the same test, so the same pivot is chosen.
-  int p = 0;
-  Scalar best = n > 0 ? compat::math::fabs(m[0]) : Scalar(0);
-  for (int i = 1; i < n; ++i) {
-    const Scalar v = compat::math::fabs(m[i * ld]);
-    if (v > best) best = v, p = i;
-  }
-  for (int k = 0; k < n; ++k) {
-    if (!(best > tiny)) return k + 1;
-    Scalar* const pivot_row = m + k * ld;
-    if (p != k) {
-      Scalar* const other = m + p * ld;
-      for (int j = k; j <= n; ++j) {
-        const Scalar t = pivot_row[j];
-        pivot_row[j] = other[j];
-        other[j] = t;
-      }
-    }
-    const Scalar inverse_pivot = Scalar(1) / pivot_row[k];
-    int next_p = k + 1;
-    Scalar next_best = 0;
-    for (int i = k + 1; i < n; ++i) {
-      Scalar* __restrict__ const row = m + i * ld;
-      const Scalar* __restrict__ const source = pivot_row;
-      const Scalar l = row[k] * inverse_pivot;
-      for (int j = k + 1; j <= n; ++j) row[j] -= l * source[j];
-      const Scalar v = compat::math::fabs(row[k + 1]);
-      if (i == k + 1) {
-        next_best = v, next_p = i;
-      } else if (v > next_best) {
-        next_best = v, next_p = i;
-      }
-    }
-    p = next_p, best = next_best;
-  }
-  for (int k = n - 1; k >= 0; --k) {
-    const Scalar xk = m[k * ld + n] / m[k * ld + k];
-    for (int i = 0; i < k; ++i) m[i * ld + n] -= m[i * ld + k] * xk;
-    m[k * ld + n] = xk;
-  }
-  return 0;
-}
-
 // System s by one team: [A | b] into the team's scratch m with max|A|, solved, x and info out.
 // Host (a team of one thread, as the OpenMP and Serial spaces run it): raw rows, lu_solve_rows.
 // A function, not the kernel's lambda: nvcc refuses an extended lambda that first captures a
@@ -241,32 +190,9 @@ KOKKOS_INLINE_FUNCTION void solve_team_system(const Member& team, const A& a, co
     if (team.team_size() == 1) {
       Scalar* const rows = m.data();
       const int ld = static_cast<int>(m.stride(0));
-      // max|A| in packs of lanes, each lane its own running maximum (v > m ? v : m, which
-      // passes over NaN as the scalar form does): one scalar maximum is a chain of n^2 dependent
-      // max instructions, which took longer than the elimination
-      using P = simd::Pack<Scalar>;
-      using V = typename P::type;
-      V lanes{};
-      Scalar scale = 0;
-      for (int i = 0; i < n; ++i) {
-        Scalar* const row = rows + i * ld;
-        const Scalar* const source = &a(s, i, 0);
-        int j = 0;
-        for (; j + P::width <= n; j += P::width) {
-          const V v = P::load(source + j);
-          P::store(row + j, v);
-          const V magnitude = v < Scalar(0) ? -v : v;
-          lanes = magnitude > lanes ? magnitude : lanes;
-        }
-        for (; j < n; ++j) {
-          row[j] = source[j];
-          const Scalar v = compat::math::fabs(source[j]);
-          scale = v > scale ? v : scale;
-        }
-        row[n] = b(s, i);
-      }
-      for (int l = 0; l < P::width; ++l) scale = lanes[l] > scale ? lanes[l] : scale;
-      const int result = lu_solve_rows(rows, ld, n, tiny_factor * scale);
+      const Scalar scale = copy_rows_with_max(a, s, rows, ld, n);
+      for (int i = 0; i < n; ++i) rows[i * ld + n] = b(s, i);
+      const int result = lu_solve_rows(rows, ld, n, rows + n, ld, tiny_factor * scale);
       for (int i = 0; i < n; ++i) x(s, i) = result == 0 ? rows[i * ld + n] : Scalar(0);
       info(s) = result;
       return;
@@ -296,6 +222,33 @@ KOKKOS_INLINE_FUNCTION void solve_team_system(const Member& team, const A& a, co
   Kokkos::single(Kokkos::PerTeam(team), [&]() { info(s) = result; });
 }
 
+// System s by one thread, on its slices of the work Views lu and rhs; the host's on raw rows
+// (lu_solve_rows). A function, not the kernel's lambda (nvcc and `if constexpr`, as above).
+template <bool Host, class A, class B, class X, class Info, class LU, class Rhs, class Scalar>
+KOKKOS_INLINE_FUNCTION void solve_thread_system(const A& a, const B& b, const X& x, const Info& info, const LU& lu,
+                                                const Rhs& rhs, const std::size_t s, const int n,
+                                                const Scalar tiny_factor) {
+#if MINIAPP_HOST_SIMD
+  if constexpr (Host) {
+    Scalar* const rows = &lu(s, 0, 0);
+    Scalar* const r = &rhs(s, 0);
+    const int ld = static_cast<int>(lu.stride(1)), r_stride = static_cast<int>(rhs.stride(1));
+    const Scalar scale = copy_rows_with_max(a, static_cast<int>(s), rows, ld, n);
+    for (int i = 0; i < n; ++i) r[i * r_stride] = b(s, i);
+    const int result = lu_solve_rows(rows, ld, n, r, r_stride, tiny_factor * scale);
+    info(s) = result;
+    for (int i = 0; i < n; ++i) x(s, i) = result == 0 ? r[i * r_stride] : Scalar(0);
+    return;
+  }
+#endif
+  const auto m = Kokkos::subview(lu, s, Kokkos::ALL, Kokkos::ALL);
+  const auto r = Kokkos::subview(rhs, s, Kokkos::ALL);
+  const Scalar scale = copy_system(a, b, s, m, r);
+  const int result = lu_solve_one_thread(m, r, n, tiny_factor * scale);
+  info(s) = result;
+  for (int i = 0; i < n; ++i) x(s, i) = result == 0 ? r(i) : Scalar(0);
+}
+
 // One system per thread, on its own slice of the work Views lu and rhs.
 template <class Space, class A, class B, class X, class Info, class LU, class Rhs, MINIAPP_KERNEL_UNIT>
 void batched_thread(const Space& space, const A& a, const B& b, const X& x, const Info& info, const LU& lu,
@@ -303,14 +256,10 @@ void batched_thread(const Space& space, const A& a, const B& b, const X& x, cons
   using Scalar = typename A::value_type;
   const int n = static_cast<int>(a.extent(1));
   const Scalar tiny_factor = tiny_pivot_factor<Scalar>(a.extent(1));
+  constexpr bool kHost = is_host_space<Space>();
   Kokkos::parallel_for(
       "solver::batched-thread", Kokkos::RangePolicy<Space>(space, 0, a.extent(0)), KOKKOS_LAMBDA(const std::size_t s) {
-        const auto m = Kokkos::subview(lu, s, Kokkos::ALL, Kokkos::ALL);
-        const auto r = Kokkos::subview(rhs, s, Kokkos::ALL);
-        const Scalar scale = copy_system(a, b, s, m, r);
-        const int result = lu_solve_one_thread(m, r, n, tiny_factor * scale);
-        info(s) = result;
-        for (int i = 0; i < n; ++i) x(s, i) = result == 0 ? r(i) : Scalar(0);
+        solve_thread_system<kHost>(a, b, x, info, lu, rhs, s, n, tiny_factor);
       });
 }
 
