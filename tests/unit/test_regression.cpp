@@ -394,11 +394,11 @@ std::optional<std::string> without_one_region() {
 }  // namespace
 
 // On a host space of several threads the fused variant runs all its steps in one parallel region,
-// one barrier per step, each thread with its own copy of beta (kernels.hpp). Its loss history,
-// beta and divergence step equal, to rounding, those of a reduction launch and an update launch
-// per step on the same data: models of 2 columns (the portable kernel), 9 (one row in registers on
-// CPUs with SIMD) and 71 (blocks of rows), N not a multiple of the threads or of the rows per
-// call, and a rate that diverges.
+// the threads meeting once per step, each thread with its own copy of beta (one_region.hpp). Its
+// loss history, beta and divergence step equal, to rounding, those of a reduction launch and an
+// update launch per step on the same data: models of 2 columns (the portable kernel), 9 (one row
+// in registers on CPUs with SIMD) and 71 (blocks of rows), N not a multiple of the threads or of
+// the rows per call, and a rate that diverges.
 TYPED_TEST(RegressionTest, StepsInOneRegionAgreeWithALaunchPerStep) {
   using Space = TypeParam;
   if (const auto reason = without_one_region<Space>()) GTEST_SKIP() << *reason;

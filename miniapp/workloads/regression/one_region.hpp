@@ -15,6 +15,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <vector>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace miniapp::regression {
 
@@ -63,6 +67,24 @@ struct ThreadTotals {
   }
 };
 
+// The last step whose partial sums one thread of fused_steps_in_one_region has written, + 1, on
+// a cache line of its own. A thread publishes its sums with a release store and waits for the
+// others' with acquire loads: one cache line each way per thread and step, where a team barrier
+// and then the reads of the other threads' sums were several (on a 2-core Xeon the barrier cost
+// more than a step of 1000 samples).
+struct alignas(64) StepsPublished {
+  std::atomic<std::int64_t> steps{0};
+};
+
+// Waits until `flag` says that at least `steps` steps are published.
+inline void wait_for_steps(const std::atomic<std::int64_t>& flag, const std::int64_t steps) {
+  while (flag.load(std::memory_order_acquire) < steps) {
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_pause();
+#endif
+  }
+}
+
 // The steps fused_steps_in_one_region ran: all of them, or those up to the one after which a
 // signal was seen (`signalled_at`, the largest int64 when none was).
 inline std::int64_t steps_run(const std::int64_t signalled_at, const std::int64_t steps) {
@@ -70,18 +92,20 @@ inline std::int64_t steps_run(const std::int64_t signalled_at, const std::int64_
 }
 
 // The `steps` steps of a fit by the fused variant on a host space of more than one thread, in one
-// parallel region of one team with one barrier per step, instead of a reduction launch and an
-// update launch per step (a fork and a join each, which on small problems cost more than the step
-// itself: docs/performance.md measures both forms).
+// parallel region of one team, the threads meeting once per step, instead of a reduction launch
+// and an update launch per step (a fork and a join each, which on small problems cost more than
+// the step itself: docs/performance.md measures both forms).
 // - Each thread sums a contiguous share of the rows into its row of partial sums; rows of even and
 //   odd steps alternate, so a thread that is a step ahead never writes a row still being read.
-// - After the barrier every thread adds all threads' partial sums up, in thread order, and applies
+// - A thread publishes its step (StepsPublished) and waits until every other thread has published
+//   the same step; then every thread adds all threads' partial sums up, in thread order, and applies
 //   gradient_step to its own copy of beta: the same operations on the same values, so every copy
-//   stays equal, and no second barrier is needed before the next step.
+//   stays equal, and the threads need not meet again before the next step.
 // - Thread 0 records the loss, and at the end writes beta, the lowest loss and the divergence back
 //   into the fit.
 // - Thread 0 looks for a signal after each step; the threads stop together at the step after the
-//   one where it saw it: a flag set before a barrier is seen alike by every thread after it.
+//   one where it saw it: a flag set before thread 0 publishes a step is seen alike by every thread
+//   that waited for that step.
 // `scratch` holds region_scratch_size values. Returns the number of steps run: `steps`, or fewer
 // after a signal.
 template <class Space, class X, class Y, class F, class Scalar, class Scratch>
@@ -93,8 +117,10 @@ std::int64_t fused_steps_in_one_region(const Space& space, const X& x, const Y& 
   const auto stride = static_cast<std::int64_t>(thread_row_stride<Scalar>(cols));
   constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
   std::atomic<std::int64_t> signalled_at{kNone};
+  std::vector<StepsPublished> published(static_cast<std::size_t>(threads));
   const auto run = [&](const auto& sums_of, const std::int64_t units) {
     std::atomic<std::int64_t>* signalled = &signalled_at;
+    StepsPublished* const flags = published.data();
     const auto fit = u.fit;
     Kokkos::parallel_for(
         "regression::fused_steps", Kokkos::TeamPolicy<Space>(space, 1, threads),
@@ -113,7 +139,9 @@ std::int64_t fused_steps_in_one_region(const Space& space, const X& x, const Y& 
             Scalar* const sums = partial[k & 1];
             for (std::int64_t j = 0; j <= c; ++j) sums[j] = Scalar(0);
             for (std::int64_t i = lo; i < hi; ++i) mine(i, sums);
-            team.team_barrier();
+            flags[t].steps.store(k + 1, std::memory_order_release);
+            for (std::int64_t o = 0; o < count; ++o)
+              if (o != t) wait_for_steps(flags[o].steps, k + 1);
             if (signalled->load(std::memory_order_relaxed) < k) break;
             const ThreadTotals<Scalar> totals{scratch.data() + (k & 1) * count * stride, stride, count};
             const Scalar l = totals[c] * u.inv_n;
