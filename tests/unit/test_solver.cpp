@@ -183,6 +183,30 @@ TYPED_TEST(SolverTest, EveryBatchedVariantVerifiesOnEveryOrderTheDecksDraw) {
   }
 }
 
+// batched-thread on a host space solves runs of consecutive systems on one work slice per thread
+// (two slices per thread, every other one used), on a device one slice per system; batches
+// smaller than the slices take one per system there too. Every system of batches that end runs
+// unevenly, or are smaller than the slices, verifies and equals batched-team's answer.
+TYPED_TEST(SolverTest, BatchedThreadSolvesEverySystemOfEveryRun) {
+  using Space = TypeParam;
+  const std::size_t slices = 2 * static_cast<std::size_t>(Space().concurrency());
+  for (const std::size_t systems : {std::size_t{1}, slices - 1, slices, slices + 1, 5 * slices + 3}) {
+    SCOPED_TRACE(std::to_string(systems) + " systems");
+    const std::size_t expected = is_host_space<Space>() && systems > slices ? slices : systems;
+    EXPECT_EQ(solver::thread_work_slices(Space(), systems), expected);
+    solver::Kernel<double, Space> thread(params(systems), "batched-thread", 12);
+    const Measurement m = measure(thread, Space(), spec_for(MirrorPolicy::AllResident));
+    EXPECT_TRUE(m.verification.passed) << m.verification.detail;
+    solver::Kernel<double, Space> team(params(systems), "batched-team", 12);
+    EXPECT_TRUE(measure(team, Space(), spec_for(MirrorPolicy::AllResident)).verification.passed);
+    for (std::size_t s = 0; s < systems; ++s)
+      for (std::size_t i = 0; i < 12; ++i)
+        EXPECT_NEAR(thread.solutions().host(s, i), team.solutions().host(s, i),
+                    1e-12 * (1 + std::abs(team.solutions().host(s, i))))
+            << "system " << s << ", x" << i;
+  }
+}
+
 // With Kokkos Kernels 4.5.1 the variant once called SerialGesv, which pivots statically, and
 // refined its answer: system 657 of this float32 batch at order 129 (seed 77) still failed with a
 // scaled residual of 1894, like about one system in a thousand at n >= 127. Partial pivoting

@@ -339,10 +339,10 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
         Scratch b_slice(team.team_scratch(level), b_panels * RN * TK);
         Scalar* const ap = a_slice.data();
         Scalar* const bp = b_slice.data();
-        for (int k0 = 0; k0 < K; k0 += TK)
+        for (int k0 = 0; k0 < K; k0 += TK) {
+          const int depth = K - k0 < TK ? K - k0 : TK;
           for (int t = first_tile; t < end_tile; ++t) {
             const int tile_i = t * TM;
-            const int depth = K - k0 < TK ? K - k0 : TK;
             pack_slices<kHost, RM, RN>(team, alpha, A, B, tile_i, tile_j, k0, depth, t == first_tile, slices, ap, bp);
             team.team_barrier();
             const bool first = k0 == 0;
@@ -369,6 +369,7 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
             });
             team.team_barrier();
           }
+        }
       });
 }
 

@@ -95,6 +95,18 @@ inline Scalar copy_rows_with_max(const A& a, const int s, Scalar* const rows, co
   for (int l = 0; l < P::width; ++l) scale = lanes[l] > scale ? lanes[l] : scale;
   return scale;
 }
+
+// System s of the batch solved by one host thread on raw rows: A into `rows` (row stride ld) with
+// max|A|, b into rhs (rhs[i * rhs_stride]), lu_solve_rows, then x(s, .) and info(s).
+template <class A, class B, class X, class Info, class Scalar>
+inline void solve_on_rows(const A& a, const B& b, const X& x, const Info& info, const int s, Scalar* const rows,
+                          const int ld, Scalar* const rhs, const int rhs_stride, const int n, const Scalar tiny_factor) {
+  const Scalar scale = copy_rows_with_max(a, s, rows, ld, n);
+  for (int i = 0; i < n; ++i) rhs[i * rhs_stride] = b(s, i);
+  const int result = lu_solve_rows(rows, ld, n, rhs, rhs_stride, tiny_factor * scale);
+  for (int i = 0; i < n; ++i) x(s, i) = result == 0 ? rhs[i * rhs_stride] : Scalar(0);
+  info(s) = result;
+}
 #endif
 
 }  // namespace miniapp::solver

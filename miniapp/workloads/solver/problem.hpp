@@ -1,7 +1,8 @@
 #pragma once
 // The solver's problems. Every variant solves the same systems (Systems: A, b, x, info, their
-// generation, work and verification); the batched variants solve them all at once on work Views
-// of the whole batch, dense-blocked and dense-vendor one after another on one system's work space.
+// generation, work and verification); the batched variants solve them all at once (batched-thread
+// on work Views of one slice per system on devices, two per thread on host spaces), dense-blocked
+// and dense-vendor one after another on one system's work space.
 
 #include "miniapp/core/field.hpp"
 #include "miniapp/core/interruption.hpp"
@@ -94,8 +95,9 @@ class Batched : public Systems<Scalar, Space> {
       throw std::invalid_argument(std::string("solver: batched-kokkos-kernels ") + compat::kBatchedPivotingSolveRequirement);
     if (variant_ == Variant::BatchedTeam)
       if (const auto why = team_scratch_refusal<Scalar, Space>(n)) throw std::invalid_argument(*why);
-    lu_ = Kokkos::View<Scalar***, BatchLayout, Device>("solver::lu", thread || kokkos_kernels ? systems : 0, n, n);
-    rhs_ = Kokkos::View<Scalar**, BatchLayout, Device>("solver::rhs", thread ? systems : 0, n);
+    const std::size_t slices = thread ? thread_work_slices(Space(), systems) : kokkos_kernels ? systems : 0;
+    lu_ = Kokkos::View<Scalar***, BatchLayout, Device>("solver::lu", slices, n, n);
+    rhs_ = Kokkos::View<Scalar**, BatchLayout, Device>("solver::rhs", thread ? slices : 0, n);
     pivots_ = Kokkos::View<int**, BatchLayout, Device>("solver::pivots", kokkos_kernels ? systems : 0, n);
   }
 
