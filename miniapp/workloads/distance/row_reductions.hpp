@@ -8,6 +8,18 @@
 
 namespace miniapp::distance::kernels {
 
+// f(i, own) for each row i of the team's part of rows [row0, row0 + rows) of row_policy, by the
+// team's threads; own is point i.
+template <class Member, class Points, class F>
+KOKKOS_INLINE_FUNCTION void for_each_own_row(const Member& team, const Points& points, const std::int64_t row0,
+                                             const std::int64_t rows, const int per_team, const F& f) {
+  const TeamRows part = team_rows(team, rows, per_team);
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, part.count), [&](const std::int64_t r) {
+    const std::int64_t i = row0 + part.first + r;
+    f(i, RowPoint<0, Points>(points, i));
+  });
+}
+
 // Per-row reductions without the matrix: the nearest other point (distance and index) and the
 // sum of the distances, O(N) memory. Rows [row0, row0 + rows) against all N points, row i into
 // element i - row0: the whole problem, or one rank's part of it (each row is computed the same
@@ -22,10 +34,7 @@ void row_min(const Space& space, const Points& points, const Nearest& nearest, c
   constexpr int per_team = Shape<Space>::rows_per_team;
   Kokkos::parallel_for(
       "distance::row-min", row_policy(space, rows, per_team), KOKKOS_LAMBDA(const Member& team) {
-        const TeamRows part = team_rows(team, rows, per_team);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, part.count), [&](const std::int64_t r) {
-          const std::int64_t i = row0 + part.first + r;
-          const RowPoint<0, Points> own(points, i);
+        for_each_own_row(team, points, row0, rows, per_team, [&](const std::int64_t i, const RowPoint<0, Points>& own) {
           typename MinLoc::value_type best;
           reduce_columns<Space, typename MinLoc::value_type>(
               team, n, MinLoc(best),
@@ -55,10 +64,7 @@ void row_sum(const Space& space, const Points& points, const Sums& sums, int dim
   constexpr int per_team = Shape<Space>::rows_per_team;
   Kokkos::parallel_for(
       "distance::row-sum", row_policy(space, rows, per_team), KOKKOS_LAMBDA(const Member& team) {
-        const TeamRows part = team_rows(team, rows, per_team);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, part.count), [&](const std::int64_t r) {
-          const std::int64_t i = row0 + part.first + r;
-          const RowPoint<0, Points> own(points, i);
+        for_each_own_row(team, points, row0, rows, per_team, [&](const std::int64_t i, const RowPoint<0, Points>& own) {
           // Summed in double: N terms of one sign, so the sum keeps the entries' relative accuracy.
           double total = 0;
           reduce_columns<Space, double>(
