@@ -243,8 +243,9 @@ KOKKOS_INLINE_FUNCTION void solve_thread_system(const A& a, const B& b, const X&
 // memory); on a host space two per thread, of which a thread uses the first for a run of systems
 // (the factors of one system stay in its cache instead of going out to a work View as large as A)
 // and leaves the second empty: threads on neighbouring slices ran 1.4x slower on a 2-core Xeon
-// than with a slice between them (caches fetch lines in pairs, so the end of one slice and the
-// start of the next went back and forth between the cores).
+// than with a slice between them (or with several runs per thread), probably because caches fetch
+// lines in pairs, so that the end of one slice and the start of the next went back and forth
+// between the cores.
 template <class Space>
 std::size_t thread_work_slices(const Space& space, const std::size_t systems) {
   if constexpr (!is_host_space<Space>()) {

@@ -158,6 +158,8 @@ struct Description {
     const std::size_t inputs_outputs = p.systems * ((n * n + 2 * n) * s + sizeof(int));
     const VariantTable<Variant> table = variant_table();
     std::size_t work = 0;
+    // batched-thread: a slice per system, as on a device; an upper bound on a host space, where it
+    // takes at most two per thread (kernels.hpp, thread_work_slices).
     if (is_variant(table, variant, Variant::BatchedThread)) work = p.systems * (n * n + n) * s;
     if (is_variant(table, variant, Variant::BatchedKokkosKernels)) work = p.systems * (n * n * s + n * sizeof(int));
     if (is_variant(table, variant, Variant::DenseBlocked))
