@@ -9,6 +9,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <string>
 
 namespace miniapp::bench {
 
@@ -56,6 +57,42 @@ void stream_read(benchmark::State& state) {
   rate_counters(state, {0, static_cast<double>(x.span() * sizeof(Scalar)), 0});
 }
 
+// One pass of the fused gradient sums in each of the two portable forms, same run: `rows`,
+// FusedGradient (a thread per four rows, what fused_sums ran on devices until TeamGradient), and
+// `warps`, TeamGradient (a warp per row, what it runs there now). On host spaces fused_sums uses
+// neither where a row fills a SIMD pack (PackedGradient); both are measured everywhere so that a
+// GPU run compares them. X is all ones and beta 1 / cols, so every residual is 1 (to rounding)
+// and the loss sum counts the rows read.
+template <class Scalar, class Space>
+void gradient_sums(benchmark::State& state, const bool warps) {
+  using MemorySpace = typename Space::memory_space;
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const auto cols = static_cast<std::size_t>(state.range(1)) + 1;
+  Kokkos::View<Scalar**, Kokkos::LayoutRight, MemorySpace> x("x", n, cols);
+  Kokkos::View<Scalar*, Kokkos::LayoutRight, MemorySpace> y("y", n), beta("beta", cols), sums("sums", cols + 1);
+  Kokkos::deep_copy(x, Scalar(1));
+  Kokkos::deep_copy(beta, Scalar(1) / static_cast<Scalar>(cols));
+  const Space space;
+  if (warps && !regression::team_gradient_fits<Scalar, Space>(cols - 1)) {
+    state.SkipWithError("TeamGradient's scratch does not fit a team of this space");
+    return;
+  }
+  time_iterations(state, space, [&] {
+    if (warps) {
+      regression::team_gradient_sums(space, x, y, beta, sums);
+    } else {
+      const regression::FusedGradient<Scalar, MemorySpace> f{x, y, beta, static_cast<unsigned>(cols + 1)};
+      Kokkos::parallel_reduce("bench::gradient_sums",
+                              Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, f.blocks(n)), f,
+                              sums);
+    }
+  });
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
+  if (std::abs(static_cast<double>(host(cols)) - static_cast<double>(n)) > 1e-3 * static_cast<double>(n))
+    state.SkipWithError("the gradient sums did not see every row of X once");
+  rate_counters(state, {0, static_cast<double>(x.span() * sizeof(Scalar)), 0});
+}
+
 // Gradient steps, range(2) of them per timed call (one unless given). One step per call for the
 // large shapes (the start kernel that zeroes beta costs microseconds against milliseconds): with
 // several steps per call and the manual time divided by their number, Google Benchmark's CPU
@@ -89,6 +126,13 @@ void register_for_precision(const std::string& precision) {
     };
     shapes(benchmark::RegisterBenchmark(("regression-stream-read/" + precision + "/" + s).c_str(),
                                         stream_read<Scalar, Space>));
+    for (const bool warps : {false, true})
+      benchmark::RegisterBenchmark(
+          ("regression-sums-" + std::string(warps ? "warps" : "rows") + "/" + precision + "/" + s).c_str(),
+          [warps](benchmark::State& st) { gradient_sums<Scalar, Space>(st, warps); })
+          ->Args({1000000, 50})
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond);
     for (const VariantInfo& v : regression::RegressionWorkload::variants())
       if (v.unavailable_reason.empty())
         shapes(benchmark::RegisterBenchmark(

@@ -158,6 +158,43 @@ TYPED_TEST(RegressionTest, FusedCoversEveryRowBlockAndColumnTail) {
   }
 }
 
+// TeamGradient, the form fused_sums takes on device spaces (a warp per row, 8 to a team, 256 rows
+// per team), gives FusedGradient's sums to rounding: row counts that end a team's block early or
+// leave a team a few rows, models of 2, 9, 51 and 71 columns (shorter and longer than a warp's 32
+// lanes). Run on every space, so the host builds check the GPU form's arithmetic too.
+TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
+  using Space = TypeParam;
+  using Memory = typename Space::memory_space;
+  for (const std::size_t cols : {2u, 9u, 51u, 71u}) {
+    for (const std::size_t n : {1u, 255u, 257u, 1003u}) {
+      SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(cols));
+      Kokkos::View<double**, Kokkos::LayoutRight, Memory> x("x", n, cols);
+      Kokkos::View<double*, Kokkos::LayoutRight, Memory> y("y", n), beta("beta", cols);
+      auto hx = Kokkos::create_mirror_view(x);
+      auto hy = Kokkos::create_mirror_view(y);
+      auto hb = Kokkos::create_mirror_view(beta);
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < cols; ++j) hx(i, j) = std::sin(0.37 * static_cast<double>(i * cols + j) + 0.1);
+        hy(i) = std::cos(0.11 * static_cast<double>(i));
+      }
+      for (std::size_t j = 0; j < cols; ++j) hb(j) = 0.5 - 0.03 * static_cast<double>(j);
+      Kokkos::deep_copy(x, hx);
+      Kokkos::deep_copy(y, hy);
+      Kokkos::deep_copy(beta, hb);
+      Kokkos::View<double*, Kokkos::LayoutRight, Memory> teams("teams", cols + 1), range("range", cols + 1);
+      regression::team_gradient_sums(Space(), x, y, beta, teams);
+      const regression::FusedGradient<double, Memory> f{x, y, beta, static_cast<unsigned>(cols + 1)};
+      Kokkos::parallel_reduce(Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(Space(), 0, f.blocks(n)), f,
+                              range);
+      Kokkos::fence();
+      auto ht = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), teams);
+      auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), range);
+      for (std::size_t j = 0; j <= cols; ++j)
+        EXPECT_NEAR(ht(j), hr(j), 1e-12 * (static_cast<double>(n) + std::abs(hr(j)))) << "sum " << j;
+    }
+  }
+}
+
 TYPED_TEST(RegressionTest, Float32VerifiesAgainstTheFloat64Replay) {
   using Space = TypeParam;
   for (const std::string& variant : miniapp::testing::runnable("regression", {"blas", "fused"})) {

@@ -10,6 +10,7 @@
 #include "miniapp/core/random.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/workloads/regression/packed_gradient.hpp"
+#include "miniapp/workloads/regression/team_gradient.hpp"
 
 #include "miniapp/core/kokkos_kernels_compat.hpp"
 
@@ -219,7 +220,9 @@ void start(const Space& space, const F& fit) {
       });
 }
 
-// One pass over X: the gradient sums and the sum of squared residuals into fit.sums.
+// One pass over X: the gradient sums and the sum of squared residuals into fit.sums. Host spaces:
+// PackedGradient where a row fills a pack, else FusedGradient; device spaces: TeamGradient (warps
+// across rows) where its scratch fits, else FusedGradient.
 template <class Space, class X, class Y, class F>
 void fused_sums(const Space& space, const X& x, const Y& y, const F& fit) {
   using Scalar = typename F::View::value_type;
@@ -236,6 +239,12 @@ void fused_sums(const Space& space, const X& x, const Y& y, const F& fit) {
     }
   }
 #endif
+  if constexpr (!is_host_space<Space>()) {
+    if (team_gradient_fits<Scalar, Space>(cols)) {
+      team_gradient_sums(space, x, y, fit.beta, fit.sums);
+      return;
+    }
+  }
   FusedGradient<Scalar, MemorySpace> f{x, y, fit.beta, static_cast<unsigned>(cols + 1)};
   Kokkos::parallel_reduce("regression::fused",
                           Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, f.blocks(n)), f,
