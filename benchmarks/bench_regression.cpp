@@ -78,14 +78,8 @@ void gradient_sums(benchmark::State& state, const bool warps) {
     return;
   }
   time_iterations(state, space, [&] {
-    if (warps) {
-      regression::team_gradient_sums(space, x, y, beta, sums);
-    } else {
-      const regression::FusedGradient<Scalar, MemorySpace> f{x, y, beta, static_cast<unsigned>(cols + 1)};
-      Kokkos::parallel_reduce("bench::gradient_sums",
-                              Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, f.blocks(n)), f,
-                              sums);
-    }
+    if (warps) regression::team_gradient_sums(space, x, y, beta, sums);
+    else regression::range_gradient_sums(space, x, y, beta, sums);
   });
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
   if (std::abs(static_cast<double>(host(cols)) - static_cast<double>(n)) > 1e-3 * static_cast<double>(n))

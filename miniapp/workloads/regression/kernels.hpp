@@ -220,21 +220,31 @@ void start(const Space& space, const F& fit) {
       });
 }
 
+// One pass over X by FusedGradient (a range of blocks of rows): the gradient sums and the sum of
+// squared residuals into sums.
+template <class Space, class X, class Y, class Beta, class Sums>
+void range_gradient_sums(const Space& space, const X& x, const Y& y, const Beta& beta, const Sums& sums) {
+  using Scalar = typename Sums::non_const_value_type;
+  const FusedGradient<Scalar, typename Space::memory_space> f{x, y, beta, static_cast<unsigned>(x.extent(1) + 1)};
+  Kokkos::parallel_reduce("regression::fused",
+                          Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, f.blocks(x.extent(0))),
+                          f, sums);
+}
+
 // One pass over X: the gradient sums and the sum of squared residuals into fit.sums. Host spaces:
 // PackedGradient where a row fills a pack, else FusedGradient; device spaces: TeamGradient (warps
 // across rows) where its scratch fits, else FusedGradient.
 template <class Space, class X, class Y, class F>
 void fused_sums(const Space& space, const X& x, const Y& y, const F& fit) {
   using Scalar = typename F::View::value_type;
-  using MemorySpace = typename Space::memory_space;
-  const std::size_t n = x.extent(0), cols = x.extent(1);
+  const std::size_t cols = x.extent(1);
 #if MINIAPP_HOST_SIMD
   if constexpr (is_host_space<Space>()) {
     if (cols >= static_cast<std::size_t>(simd::Pack<Scalar>::width)) {
-      PackedGradient<Scalar, MemorySpace> f{x, y, fit.beta, static_cast<unsigned>(cols + 1)};
+      PackedGradient<Scalar, typename Space::memory_space> f{x, y, fit.beta, static_cast<unsigned>(cols + 1)};
+      const std::int64_t calls = f.calls(x.extent(0));
       Kokkos::parallel_reduce("regression::fused",
-                              Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, f.calls(n)), f,
-                              fit.sums);
+                              Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, calls), f, fit.sums);
       return;
     }
   }
@@ -245,10 +255,7 @@ void fused_sums(const Space& space, const X& x, const Y& y, const F& fit) {
       return;
     }
   }
-  FusedGradient<Scalar, MemorySpace> f{x, y, fit.beta, static_cast<unsigned>(cols + 1)};
-  Kokkos::parallel_reduce("regression::fused",
-                          Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, f.blocks(n)), f,
-                          fit.sums);
+  range_gradient_sums(space, x, y, fit.beta, fit.sums);
 }
 
 // r = X beta - y and g = (2/N) X^T r by gemv, N = `total` rows (X's own extent, or under MPI the
