@@ -264,6 +264,12 @@ done
   echo "KOKKOS_VERSION=$KOKKOS_VERSION"
   echo "KOKKOS_KERNELS_VERSION=$KK_VERSION"
   echo "JOBS=$JOBS"
+  echo "BUILD_HOST=$(hostname)"
+  # The host code is compiled with -march=native: the instruction-set features it may use, which
+  # a node that runs this build elsewhere must have (scripts/lib/check-prebuilt.sh checks them).
+  echo "BUILD_CPU_ISA=\"$(grep -m 1 '^flags' /proc/cpuinfo | tr ' ' '\n' \
+    | grep -E '^(sse[0-9_a-z]*|ssse3|avx[0-9_a-z]*|fma|f16c|bmi[12]|amx[_a-z0-9]*|gfni|vaes|vpclmulqdq|movbe|popcnt|abm|adx|sha_ni)$' \
+    | paste -sd' ')\""
   echo "BUILD_SECONDS=$((SECONDS - START_SECONDS))"
 } >"$BUILD/offline-build.env"
 log "done: ${TARGETS:-all targets} in $PROJECT_BUILD ($DESCRIPTION); settings in $BUILD/offline-build.env"

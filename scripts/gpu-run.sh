@@ -21,8 +21,15 @@
 #                             [--build-dir DIR] [--results DIR] [--decks D1.yaml,D2.yaml]
 #                             [--benchmarks copy,matrix,distance,solver,regression]
 #                             [--kokkos VERSION]
+#   scripts/gpu-run.sh --prebuilt [the same options but --arch]
 #
 #   BUNDLE      the bundle of scripts/bundle.sh (directory or .tar.xz)
+#   --prebuilt  run the build already in the build directory, made by scripts/build-offline.sh on
+#               another machine of the same CPU family (a login node with the CUDA toolkit, say: the
+#               node that runs needs no compiler then), instead of building; no bundle is given.
+#               Checked first: the build's backend and Kokkos, its libraries (ldd), and the CPU
+#               features its host code was compiled for (-march=native there) against this node's;
+#               a build this node cannot run fails the build step and nothing runs
 #   --budget    wall-clock seconds for everything, build included (default 540: a 10-minute slot
 #               with room to copy the results away); each step gets at most its share of what is
 #               left, and the summary always gets written
@@ -45,7 +52,7 @@ log() { printf '[gpu-run %3ds] %s\n' "$((SECONDS - START_SECONDS))" "$*" >&2; }
 usage_error() { echo "gpu-run: $*" >&2; exit 2; }
 
 BUNDLE=""; BUDGET=540; ARCH=""; BACKEND=cuda; BUILD=""; RESULTS="$ROOT/docs/results"; DECKS=""
-BENCHMARKS="copy,matrix,distance,solver,regression"; KOKKOS_RELEASE=""
+BENCHMARKS="copy,matrix,distance,solver,regression"; KOKKOS_RELEASE=""; PREBUILT=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --budget|--arch|--backend|--build-dir|--results|--decks|--benchmarks|--kokkos)
@@ -56,13 +63,19 @@ while [ $# -gt 0 ]; do
         --benchmarks) BENCHMARKS=$2 ;; --kokkos) KOKKOS_RELEASE=$2 ;;
       esac
       shift ;;
+    --prebuilt) PREBUILT=1 ;;
     -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
     -*) usage_error "unknown option '$1' (try --help)" ;;
     *) [ -z "$BUNDLE" ] || usage_error "more than one bundle given"; BUNDLE=$1 ;;
   esac
   shift
 done
-[ -n "$BUNDLE" ] || usage_error "no bundle given (usage: gpu-run.sh BUNDLE [options]; try --help)"
+if [ "$PREBUILT" = 1 ]; then
+  [ -z "$BUNDLE" ] || usage_error "--prebuilt runs the build directory's build as it is: give no bundle"
+  [ -z "$ARCH" ] || usage_error "--arch is for building; a prebuilt build has its architecture"
+else
+  [ -n "$BUNDLE" ] || usage_error "no bundle given (usage: gpu-run.sh BUNDLE [options], or --prebuilt; try --help)"
+fi
 [[ "$BUDGET" =~ ^[1-9][0-9]*$ ]] || usage_error "--budget needs a number of seconds, not '$BUDGET'"
 case "$BACKEND" in
   cuda) DEVICE_SPACE=cuda; HOST_SPACE=openmp ;;
@@ -72,6 +85,16 @@ esac
 # shellcheck source=lib/offline-build-dir.sh
 . "$ROOT/scripts/lib/offline-build-dir.sh"
 offline_build_dir "$ROOT" "$BACKEND" "$KOKKOS_RELEASE"
+if [ "$PREBUILT" = 1 ]; then
+  [ -f "$BUILD/offline-build.env" ] \
+    || usage_error "--prebuilt: no build in $BUILD (no offline-build.env): build it with scripts/build-offline.sh, or name it with --build-dir"
+  built() { sed -n "s/^$1=//p" "$BUILD/offline-build.env" | tr -d '"' | head -n 1; }
+  [ "$(built BACKEND)" = "$BACKEND" ] || usage_error "--prebuilt: $BUILD holds a $(built BACKEND) build, not $BACKEND"
+  # 4.6.01 names the release, 4.6.1 is what Kokkos' CMake says of itself.
+  if [ -n "$KOKKOS_RELEASE" ] && [ "$(built KOKKOS_VERSION)" != "$(echo "$KOKKOS_RELEASE" | sed -E 's/\.0+([0-9])/.\1/g')" ]; then
+    usage_error "--prebuilt: $BUILD was built with Kokkos $(built KOKKOS_VERSION), not $KOKKOS_RELEASE"
+  fi
+fi
 if [ -n "$DECKS" ]; then IFS=, read -r -a deck_list <<<"$DECKS"
 else mapfile -t deck_list < <(find "$ROOT/input" -maxdepth 1 -name '*.yaml' ! -name quickstart.yaml \
                                 ! -name advise.yaml | sort)
@@ -155,8 +178,9 @@ run_step() {
 # 1. The build (Kokkos and the project; quick when already built from this bundle).
 arch_args=(); [ -n "$ARCH" ] && arch_args=(--arch "$ARCH")
 [ -n "$KOKKOS_RELEASE" ] && arch_args+=(--kokkos "$KOKKOS_RELEASE")
-if ! run_step build 420 "$OUT/logs/build.log" "$ROOT/scripts/build-offline.sh" "$BUNDLE" --backend "$BACKEND" \
-       "${arch_args[@]}" --build-dir "$BUILD"; then
+build_command=("$ROOT/scripts/build-offline.sh" "$BUNDLE" --backend "$BACKEND" "${arch_args[@]}" --build-dir "$BUILD")
+[ "$PREBUILT" = 1 ] && build_command=("$ROOT/scripts/lib/check-prebuilt.sh" "$BUILD")
+if ! run_step build 420 "$OUT/logs/build.log" "${build_command[@]}"; then
   log "the build failed: nothing to run (see $OUT/logs/build.log)"
 else
   cp "$BUILD/offline-build.env" "$OUT/build.env"

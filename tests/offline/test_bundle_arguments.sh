@@ -35,6 +35,23 @@ expect 2 "is not a release scripts/lib/kokkos-releases.tsv knows" "$B" --kokkos-
 expect 2 "does not match the published sha256 of kokkos-4.6.01.tar.gz (b9d70e46" "$B" --kokkos-tarball "$tmp/kokkos-4.6.01.tar.gz" --kernels-tarball "$tmp/kokkos-kernels-4.6.01.tar.gz"
 expect 2 "wants a release version" "$SRC/scripts/build-offline.sh" "$tmp" --backend host --kokkos latest
 expect 2 "wants a release version" "$SRC/scripts/gpu-run.sh" "$tmp" --backend host --kokkos 4.6
+# gpu-run.sh --prebuilt: refused without a build of the asked-for kind; check-prebuilt.sh refuses a
+# build this CPU lacks features for, or whose programs miss libraries, and passes a runnable one.
+G="$SRC/scripts/gpu-run.sh"; C="$SRC/scripts/lib/check-prebuilt.sh"
+mkdir -p "$tmp/empty" "$tmp/fake/project/bin"
+expect 2 "give no bundle" "$G" "$tmp" --prebuilt --backend host
+expect 2 "no build in $tmp/empty" "$G" --prebuilt --backend host --build-dir "$tmp/empty"
+printf 'BACKEND=cuda\nKOKKOS_VERSION=4.6.1\nPROJECT_BUILD=%s\nBUILD_CPU_ISA="sse2"\n' "$tmp/fake/project" >"$tmp/fake/offline-build.env"
+expect 2 "holds a cuda build, not host" "$G" --prebuilt --backend host --build-dir "$tmp/fake"
+expect 2 "built with Kokkos 4.6.1, not 4.7.01" "$G" --prebuilt --kokkos 4.7.01 --build-dir "$tmp/fake" --results "$tmp/r"
+expect 1 "no $tmp/fake/project/bin/miniapp" "$C" "$tmp/fake"
+cp "$(type -P true)" "$tmp/fake/project/bin/miniapp"
+expect 0 "ok: miniapp finds its libraries" "$C" "$tmp/fake"
+sed -i 's/^BUILD_CPU_ISA=.*/BUILD_CPU_ISA="sse2 no_such_feature"/' "$tmp/fake/offline-build.env"
+expect 1 "CPU features this node lacks: no_such_feature" "$C" "$tmp/fake"
+sed -i 's/^BUILD_CPU_ISA=.*/BUILD_CPU_ISA="sse2"/' "$tmp/fake/offline-build.env"
+printf '#!/bin/sh\n' >"$tmp/fake/project/bin/miniapp"; chmod +x "$tmp/fake/project/bin/miniapp"
+expect 1 "ldd $tmp/fake/project/bin/miniapp failed" "$C" "$tmp/fake"
 # Every patch in scripts/patches/ for a release the list knows is named for that release.
 for patch in "$SRC"/scripts/patches/kokkos-*-cuda13.patch; do
   v=$(basename "$patch" | sed -E 's/^kokkos-(.*)-cuda13\.patch$/\1/')
