@@ -77,8 +77,10 @@ void gradient_sums(benchmark::State& state, const bool warps) {
     state.SkipWithError("TeamGradient's scratch does not fit a team of this space");
     return;
   }
+  Kokkos::View<Scalar*, MemorySpace> partials("partials",
+                                             warps ? regression::team_gradient_partials_size<Scalar, Space>(n, cols) : 0);
   time_iterations(state, space, [&] {
-    if (warps) regression::team_gradient_sums(space, x, y, beta, sums);
+    if (warps) regression::team_gradient_sums(space, x, y, beta, partials, sums);
     else regression::range_gradient_sums(space, x, y, beta, sums);
   });
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);

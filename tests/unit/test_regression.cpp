@@ -182,7 +182,9 @@ TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
       Kokkos::deep_copy(y, hy);
       Kokkos::deep_copy(beta, hb);
       Kokkos::View<double*, Kokkos::LayoutRight, Memory> teams("teams", cols + 1), range("range", cols + 1);
-      regression::team_gradient_sums(Space(), x, y, beta, teams);
+      Kokkos::View<double*, Memory> partials(
+          "partials", regression::team_gradient_partials_size<double, Space>(n, cols));
+      regression::team_gradient_sums(Space(), x, y, beta, partials, teams);
       regression::range_gradient_sums(Space(), x, y, beta, range);
       Kokkos::fence();
       auto ht = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), teams);

@@ -193,14 +193,15 @@ void generate(const Space& space, const X& x, const Y& y, bool single_variable, 
 }
 
 // The state of one fit on the device: beta, the gradient sums of a step (sums[cols] = sum r^2),
-// the loss of every step, the lowest loss and the growth floor, and where the fit diverged.
+// the loss of every step, the lowest loss and the growth floor, where the fit diverged, and the
+// per-team totals of TeamGradient (device spaces' fused variant; empty elsewhere).
 template <class Scalar, class Space, class Beta, class Loss, class Diverged>
 struct Fit {
   using View = Kokkos::View<Scalar*, Kokkos::LayoutRight, typename Space::memory_space>;
   Beta beta;
   Loss loss;
   Diverged diverged_at;
-  View sums, best;
+  View sums, best, partials;
 };
 
 // beta = 0, nothing diverged, no loss seen.
@@ -251,7 +252,7 @@ void fused_sums(const Space& space, const X& x, const Y& y, const F& fit) {
 #endif
   if constexpr (!is_host_space<Space>()) {
     if (team_gradient_fits<Scalar, Space>(cols)) {
-      team_gradient_sums(space, x, y, fit.beta, fit.sums);
+      team_gradient_sums(space, x, y, fit.beta, fit.partials, fit.sums);
       return;
     }
   }

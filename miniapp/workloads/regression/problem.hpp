@@ -50,7 +50,11 @@ class Kernel {
         diverged_at_("diverged_at", 1),
         residual_("residual", variant_ == Variant::Blas ? slice.part(n) : 0),
         fit_{beta_.device, loss_.device, diverged_at_.device, typename FitState::View("gradient_sums", p.columns() + 1),
-             typename FitState::View("best_loss", 2)},
+             typename FitState::View("best_loss", 2),
+             typename FitState::View("team_gradient_partials",
+                                     variant_ == Variant::Fused && !is_host_space<Space>()
+                                         ? team_gradient_partials_size<Scalar, Space>(slice.part(n), p.columns())
+                                         : 0)},
         region_threads_(variant_ == Variant::Fused && slice.count == 1 ? fused_region_threads(Space()) : 1),
         region_scratch_("region_scratch",
                         region_threads_ > 1 ? region_scratch_size<Scalar>(region_threads_, p.columns()) : 0) {}

@@ -5,9 +5,11 @@
 // rows, 51 values apart, and keeps cols + 1 partial sums per thread: on the H100 it took 1.41 ms
 // per step at 10^6 x 51 float64 where one read of X takes 0.27 ms (issue 27). Here a warp reads
 // a row as one contiguous stretch, its lanes keep the row's sums in the team's scratch (lane j's
-// columns in its warp's row of it), and only the team's total joins the reduction. Used by
-// fused_sums on device spaces where the scratch fits; written for every space, so that the host
-// tests check its sums against FusedGradient's.
+// columns in its warp's row of it), and each team writes its totals to its row of `partials`,
+// which a second, small reduction adds up (TeamTotals: a TeamPolicy reduction of an array of
+// runtime length with a vector length above 1 is refused by Kokkos' CUDA backend, 4.6 at least).
+// Used by fused_sums on device spaces where the scratch fits; written for every space, so that the
+// host tests check its sums against FusedGradient's.
 
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/spaces.hpp"
@@ -25,26 +27,32 @@ struct TeamGradient {
   using MemorySpace = typename Space::memory_space;
   using Scratch = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using value_type = Scalar[];
   // Warps of 32 lanes, 8 to a team, 32 rows per warp and team block: a block's sums join the
   // reduction once per 256 rows. One lane and one thread on host spaces.
   static constexpr int kLanes = is_host_space<Space>() ? 1 : 32;
   static constexpr int kThreads = is_host_space<Space>() ? 1 : 8;
   static constexpr std::int64_t kRowsPerTeam = kThreads * 32;
 
+  // One row of value_count totals per team, in one flat View (team_gradient_partials_size).
+  using Partials = Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Kokkos::View<const Scalar**, Kokkos::LayoutRight, MemorySpace> x;
   Kokkos::View<const Scalar*, Kokkos::LayoutRight, MemorySpace> y, beta;
+  Partials partials;
   unsigned value_count;  // columns + 1
+
+  static std::int64_t teams(std::size_t rows) {
+    return (static_cast<std::int64_t>(rows) + kRowsPerTeam - 1) / kRowsPerTeam;
+  }
 
   static std::size_t scratch_bytes(std::size_t cols) { return Scratch::shmem_size(kThreads, cols + 1); }
   Policy policy(const Space& space) const {
     const auto n = static_cast<std::int64_t>(x.extent(0));
-    Policy p(space, static_cast<int>((n + kRowsPerTeam - 1) / kRowsPerTeam), kThreads, kLanes);
+    Policy p(space, static_cast<int>(teams(static_cast<std::size_t>(n))), kThreads, kLanes);
     p.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes(value_count - 1)));
     return p;
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const Member& team, value_type sums) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int cols = static_cast<int>(value_count) - 1, t = team.team_rank();
     const Scratch part(team.team_scratch(0), team.team_size(), value_count);
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, static_cast<int>(value_count)),
@@ -63,15 +71,31 @@ struct TeamGradient {
       Kokkos::single(Kokkos::PerThread(team), [&]() { part(t, cols) += r * r; });
     });
     team.team_barrier();
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      for (int j = 0; j <= cols; ++j) {
-        Scalar s = part(0, j);
-        for (int o = 1; o < team.team_size(); ++o) s += part(o, j);
-        sums[j] += s;
-      }
+    const int league = team.league_rank();
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, static_cast<int>(value_count)), [&](const int j) {
+      Scalar s = part(0, j);
+      for (int o = 1; o < team.team_size(); ++o) s += part(o, j);
+      partials(league, j) = s;
     });
   }
 };
+
+// The teams' totals added up: sums[j] = the sum over teams of partials(team, j).
+template <class Scalar, class Partials>
+struct TeamTotals {
+  using value_type = Scalar[];
+  Partials partials;
+  unsigned value_count;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t team, value_type sums) const {
+    for (unsigned j = 0; j < value_count; ++j) sums[j] += partials(team, j);
+  }
+};
+
+// The values TeamGradient's partials take for `rows` rows of `cols` columns on Space.
+template <class Scalar, class Space>
+std::size_t team_gradient_partials_size(std::size_t rows, std::size_t cols) {
+  return static_cast<std::size_t>(TeamGradient<Scalar, Space>::teams(rows)) * (cols + 1);
+}
 
 // Whether TeamGradient's scratch fits a team of Space for `cols` columns (after initialize).
 template <class Scalar, class Space>
@@ -81,11 +105,20 @@ bool team_gradient_fits(std::size_t cols) {
 }
 
 // One pass over X by TeamGradient: the gradient sums and the sum of squared residuals into sums.
-template <class Space, class X, class Y, class Beta, class Sums>
-void team_gradient_sums(const Space& space, const X& x, const Y& y, const Beta& beta, const Sums& sums) {
+// `partials`: at least team_gradient_partials_size values of the space's memory.
+template <class Space, class X, class Y, class Beta, class Partials, class Sums>
+void team_gradient_sums(const Space& space, const X& x, const Y& y, const Beta& beta, const Partials& partials,
+                        const Sums& sums) {
   using Scalar = typename Sums::non_const_value_type;
-  const TeamGradient<Scalar, Space> f{x, y, beta, static_cast<unsigned>(x.extent(1) + 1)};
-  Kokkos::parallel_reduce("regression::fused-teams", f.policy(space), f, sums);
+  using F = TeamGradient<Scalar, Space>;
+  const auto values = static_cast<unsigned>(x.extent(1) + 1);
+  const std::int64_t teams = F::teams(x.extent(0));
+  const typename F::Partials totals(partials.data(), static_cast<std::size_t>(teams), values);
+  const F f{x, y, beta, totals, values};
+  Kokkos::parallel_for("regression::fused-teams", f.policy(space), f);
+  Kokkos::parallel_reduce("regression::fused-team-totals",
+                          Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, teams),
+                          TeamTotals<Scalar, typename F::Partials>{totals, values}, sums);
 }
 
 }  // namespace miniapp::regression
