@@ -57,14 +57,13 @@ void stream_read(benchmark::State& state) {
   rate_counters(state, {0, static_cast<double>(x.span() * sizeof(Scalar)), 0});
 }
 
-// One pass of the fused gradient sums in each of the two portable forms, same run: `rows`,
-// FusedGradient (a thread per four rows, what fused_sums ran on devices until TeamGradient), and
-// `warps`, TeamGradient (a warp per row, what it runs there now). On host spaces fused_sums uses
-// neither where a row fills a SIMD pack (PackedGradient); both are measured everywhere so that a
-// GPU run compares them. X is all ones and beta 1 / cols, so every residual is 1 (to rounding)
-// and the loss sum counts the rows read.
-template <class Scalar, class Space>
-void gradient_sums(benchmark::State& state, const bool warps) {
+// One pass of the fused gradient sums in the two portable forms, same run: Lanes = 0,
+// `regression-sums-rows`, FusedGradient (a thread per four rows: what fused_sums runs on host
+// spaces where PackedGradient does not, and on devices for narrow rows), and on device spaces
+// `regression-sums-lanes<L>`, TeamGradient with L lanes across a row (fused_sums: 8). X is all
+// ones and beta 1 / cols, so every residual is 1 (to rounding) and the loss sum counts the rows read.
+template <class Scalar, class Space, int Lanes>
+void gradient_sums(benchmark::State& state) {
   using MemorySpace = typename Space::memory_space;
   const auto n = static_cast<std::size_t>(state.range(0));
   const auto cols = static_cast<std::size_t>(state.range(1)) + 1;
@@ -73,14 +72,15 @@ void gradient_sums(benchmark::State& state, const bool warps) {
   Kokkos::deep_copy(x, Scalar(1));
   Kokkos::deep_copy(beta, Scalar(1) / static_cast<Scalar>(cols));
   const Space space;
-  if (warps && !regression::team_gradient_fits<Scalar, Space>(cols - 1)) {
+  constexpr int kLanes = Lanes > 0 ? Lanes : 1;
+  if (Lanes > 0 && !regression::team_gradient_fits<Scalar, Space, kLanes>(cols)) {
     state.SkipWithError("TeamGradient's scratch does not fit a team of this space");
     return;
   }
-  Kokkos::View<Scalar*, MemorySpace> partials("partials",
-                                             warps ? regression::team_gradient_partials_size<Scalar, Space>(n, cols) : 0);
+  Kokkos::View<Scalar*, MemorySpace> partials(
+      "partials", Lanes > 0 ? regression::team_gradient_partials_size<Scalar, Space, kLanes>(n, cols) : 0);
   time_iterations(state, space, [&] {
-    if (warps) regression::team_gradient_sums(space, x, y, beta, partials, sums);
+    if constexpr (Lanes > 0) regression::team_gradient_sums<kLanes>(space, x, y, beta, partials, sums);
     else regression::range_gradient_sums(space, x, y, beta, sums);
   });
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
@@ -122,13 +122,19 @@ void register_for_precision(const std::string& precision) {
     };
     shapes(benchmark::RegisterBenchmark(("regression-stream-read/" + precision + "/" + s).c_str(),
                                         stream_read<Scalar, Space>));
-    for (const bool warps : {false, true})
-      benchmark::RegisterBenchmark(
-          ("regression-sums-" + std::string(warps ? "warps" : "rows") + "/" + precision + "/" + s).c_str(),
-          [warps](benchmark::State& st) { gradient_sums<Scalar, Space>(st, warps); })
+    const auto sums = [&](const std::string& form, void (*f)(benchmark::State&)) {
+      benchmark::RegisterBenchmark(("regression-sums-" + form + "/" + precision + "/" + s).c_str(), f)
           ->Args({1000000, 50})
           ->UseManualTime()
           ->Unit(benchmark::kMillisecond);
+    };
+    sums("rows", gradient_sums<Scalar, Space, 0>);
+    if constexpr (!is_host_space<Space>()) {
+      sums("lanes4", gradient_sums<Scalar, Space, 4>);
+      sums("lanes8", gradient_sums<Scalar, Space, 8>);
+      sums("lanes16", gradient_sums<Scalar, Space, 16>);
+      sums("lanes32", gradient_sums<Scalar, Space, 32>);
+    }
     for (const VariantInfo& v : regression::RegressionWorkload::variants())
       if (v.unavailable_reason.empty())
         shapes(benchmark::RegisterBenchmark(

@@ -1,14 +1,18 @@
 #pragma once
-// The fused gradient sums shaped for a GPU: a team of warps per block of rows, one row at a time
-// per warp with its vector lanes across the row's columns. FusedGradient's form (kernels.hpp),
-// a thread per four rows with an array reduction of cols + 1 values per thread, reads X across
-// rows, 51 values apart, and keeps cols + 1 partial sums per thread: on the H100 it took 1.41 ms
-// per step at 10^6 x 51 float64 where one read of X takes 0.27 ms (issue 27). Here a warp reads
-// a row as one contiguous stretch, its lanes keep the row's sums in the team's scratch (lane j's
-// columns in its warp's row of it), and each team writes its totals to its row of `partials`,
-// which a second, small reduction adds up (TeamTotals: a TeamPolicy reduction of an array of
-// runtime length with a vector length above 1 is refused by Kokkos' CUDA backend, 4.6 at least).
-// Used by fused_sums on device spaces where the scratch fits; written for every space, so that the
+// The fused gradient sums shaped for a GPU: teams of 256 vector lanes per block of rows, each
+// thread of Lanes lanes taking one row at a time with its lanes across the row's columns.
+// FusedGradient's form (kernels.hpp), a thread per four rows with an array reduction of cols + 1
+// values per thread, reads X across rows, 51 values apart, and keeps cols + 1 partial sums per
+// thread: 1.37 ms per pass at 10^6 x 51 float64 on the H200 with Kokkos 4.6.01, where the
+// benchmarks' plain read of X takes 0.27 ms (issue 27). Here a thread reads a row as one
+// contiguous stretch, its lanes keep the row's sums in the team's scratch (lane j's columns in its
+// thread's row of it), and each team writes its totals to its row of `partials`, which a second,
+// small reduction adds up (TeamTotals: a TeamPolicy reduction of an array of runtime length with
+// a vector length above 1 is refused by Kokkos' CUDA backend, 4.6 at least). In one run on the
+// H200 (benchmarks regression-sums-*): 8 lanes 0.268 ms, 16 lanes 0.332, a warp (32) 0.350,
+// 4 lanes 0.478 in float64; 0.230, 0.291, 0.284, 0.270 in float32; so 8 lanes (a row of 51
+// values in 7 loads per lane, four rows per warp in flight). fused_sums uses it on device spaces
+// for rows of at least 8 columns where the scratch fits; written for every space, so that the
 // host tests check its sums against FusedGradient's.
 
 #include "miniapp/core/kokkos_compat.hpp"
@@ -20,17 +24,20 @@
 
 namespace miniapp::regression {
 
-template <class Scalar, class Space>
+// Lanes: the vector lanes across a row on device spaces (at most a warp, 32), threads of
+// 256 / Lanes lanes to a team, so a team has 256 lanes whatever the split. Host spaces: one lane,
+// one thread.
+template <class Scalar, class Space, int Lanes = 8>
 struct TeamGradient {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
   using MemorySpace = typename Space::memory_space;
   using Scratch = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  // Warps of 32 lanes, 8 to a team, 32 rows per warp and team block: a block's sums join the
-  // reduction once per 256 rows. One lane and one thread on host spaces.
-  static constexpr int kLanes = is_host_space<Space>() ? 1 : 32;
-  static constexpr int kThreads = is_host_space<Space>() ? 1 : 8;
+  // 32 rows per thread and team block: a block's sums are written once per 32 * kThreads rows.
+  static_assert(Lanes > 0 && Lanes <= 32 && 32 % Lanes == 0, "lanes: a power of two up to a warp");
+  static constexpr int kLanes = is_host_space<Space>() ? 1 : Lanes;
+  static constexpr int kThreads = is_host_space<Space>() ? 1 : 256 / Lanes;
   static constexpr std::int64_t kRowsPerTeam = kThreads * 32;
 
   // One row of value_count totals per team, in one flat View (team_gradient_partials_size).
@@ -92,25 +99,25 @@ struct TeamTotals {
 };
 
 // The values TeamGradient's partials take for `rows` rows of `cols` columns on Space.
-template <class Scalar, class Space>
+template <class Scalar, class Space, int Lanes = 8>
 std::size_t team_gradient_partials_size(std::size_t rows, std::size_t cols) {
-  return static_cast<std::size_t>(TeamGradient<Scalar, Space>::teams(rows)) * (cols + 1);
+  return static_cast<std::size_t>(TeamGradient<Scalar, Space, Lanes>::teams(rows)) * (cols + 1);
 }
 
 // Whether TeamGradient's scratch fits a team of Space for `cols` columns (after initialize).
-template <class Scalar, class Space>
+template <class Scalar, class Space, int Lanes = 8>
 bool team_gradient_fits(std::size_t cols) {
   const auto limit = compat::team_scratch_size_max<Space>(0);
-  return limit && TeamGradient<Scalar, Space>::scratch_bytes(cols) <= *limit;
+  return limit && TeamGradient<Scalar, Space, Lanes>::scratch_bytes(cols) <= *limit;
 }
 
 // One pass over X by TeamGradient: the gradient sums and the sum of squared residuals into sums.
 // `partials`: at least team_gradient_partials_size values of the space's memory.
-template <class Space, class X, class Y, class Beta, class Partials, class Sums>
+template <int Lanes = 8, class Space, class X, class Y, class Beta, class Partials, class Sums>
 void team_gradient_sums(const Space& space, const X& x, const Y& y, const Beta& beta, const Partials& partials,
                         const Sums& sums) {
   using Scalar = typename Sums::non_const_value_type;
-  using F = TeamGradient<Scalar, Space>;
+  using F = TeamGradient<Scalar, Space, Lanes>;
   const auto values = static_cast<unsigned>(x.extent(1) + 1);
   const std::int64_t teams = F::teams(x.extent(0));
   const typename F::Partials totals(partials.data(), static_cast<std::size_t>(teams), values);
