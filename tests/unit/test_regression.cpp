@@ -158,15 +158,23 @@ TYPED_TEST(RegressionTest, FusedCoversEveryRowBlockAndColumnTail) {
   }
 }
 
-// TeamGradient, the form fused_sums takes on device spaces (a warp per row, 8 to a team, 256 rows
-// per team), gives FusedGradient's sums to rounding: row counts that end a team's block early or
-// leave a team a few rows, models of 2, 9, 51 and 71 columns (shorter and longer than a warp's 32
-// lanes). Run on every space, so the host builds check the GPU form's arithmetic too.
+// TeamGradient, the form fused_sums takes on device spaces (8 lanes per row, 32 threads to a team,
+// up to 32 rows per thread), gives FusedGradient's sums to rounding: row counts that end a team's
+// block early or leave a team a few rows, and on host spaces blocks of 1 to 32 rows per thread
+// (team_rows: the rows over the space's threads); models of 2, 9, 51 and 71 columns (shorter and
+// longer than the 8 lanes and than a warp). Run on every space, so the host builds check the GPU
+// form's arithmetic too; partials too small for the teams are refused.
 TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
   using Space = TypeParam;
   using Memory = typename Space::memory_space;
+  {
+    Kokkos::View<double**, Kokkos::LayoutRight, Memory> x("x", 1000, 3);
+    Kokkos::View<double*, Kokkos::LayoutRight, Memory> y("y", 1000), beta("beta", 3), sums("sums", 4);
+    Kokkos::View<double*, Memory> partials("partials", regression::team_gradient_partials_size<double, Space>(1000, 3) - 1);
+    EXPECT_THROW(regression::team_gradient_sums(Space(), x, y, beta, partials, sums), std::logic_error);
+  }
   for (const std::size_t cols : {2u, 9u, 51u, 71u}) {
-    for (const std::size_t n : {1u, 255u, 257u, 1003u}) {
+    for (const std::size_t n : {1u, 31u, 255u, 257u, 1003u}) {
       SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(cols));
       Kokkos::View<double**, Kokkos::LayoutRight, Memory> x("x", n, cols);
       Kokkos::View<double*, Kokkos::LayoutRight, Memory> y("y", n), beta("beta", cols);

@@ -21,6 +21,8 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 namespace miniapp::regression {
 
@@ -34,27 +36,35 @@ struct TeamGradient {
   using MemorySpace = typename Space::memory_space;
   using Scratch = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  // 32 rows per thread and team block: a block's sums are written once per 32 * kThreads rows.
   static_assert(Lanes > 0 && Lanes <= 32 && 32 % Lanes == 0, "lanes: a power of two up to a warp");
   static constexpr int kLanes = is_host_space<Space>() ? 1 : Lanes;
   static constexpr int kThreads = is_host_space<Space>() ? 1 : 256 / Lanes;
-  static constexpr std::int64_t kRowsPerTeam = kThreads * 32;
 
   // One row of value_count totals per team, in one flat View (team_gradient_partials_size).
   using Partials = Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Kokkos::View<const Scalar**, Kokkos::LayoutRight, MemorySpace> x;
   Kokkos::View<const Scalar*, Kokkos::LayoutRight, MemorySpace> y, beta;
   Partials partials;
-  unsigned value_count;  // columns + 1
+  unsigned value_count;         // columns + 1
+  std::int64_t rows_per_team;   // team_rows
 
-  static std::int64_t teams(std::size_t rows) {
-    return (static_cast<std::int64_t>(rows) + kRowsPerTeam - 1) / kRowsPerTeam;
+  // A team's block of rows: 32 per thread (measured at 10^6 rows), fewer, down to one, where the
+  // rows do not fill the space's resident threads 32 times over, so that a small problem still
+  // spreads over the whole device (10^4 rows in blocks of 32 per thread were 10 teams on a GPU of
+  // 132 multiprocessors: 2000 steps of seed 001's multivariate deck took 67 us each on the H200).
+  static std::int64_t team_rows(std::size_t rows, const Space& space) {
+    const std::int64_t workers = space.concurrency() / kLanes > 0 ? space.concurrency() / kLanes : 1;
+    const std::int64_t per_thread = static_cast<std::int64_t>(rows) / workers;
+    return kThreads * (per_thread < 1 ? 1 : per_thread > 32 ? 32 : per_thread);
+  }
+  static std::int64_t teams(std::size_t rows, const Space& space) {
+    return (static_cast<std::int64_t>(rows) + team_rows(rows, space) - 1) / team_rows(rows, space);
   }
 
   static std::size_t scratch_bytes(std::size_t cols) { return Scratch::shmem_size(kThreads, cols + 1); }
   Policy policy(const Space& space) const {
     const auto n = static_cast<std::int64_t>(x.extent(0));
-    Policy p(space, static_cast<int>(teams(static_cast<std::size_t>(n))), kThreads, kLanes);
+    Policy p(space, static_cast<int>((n + rows_per_team - 1) / rows_per_team), kThreads, kLanes);
     p.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes(value_count - 1)));
     return p;
   }
@@ -66,8 +76,8 @@ struct TeamGradient {
                          [&](const int j) { part(t, j) = Scalar(0); });
     team.team_barrier();  // the loss sum is zeroed by one lane and added to by lane 0
     const auto n = static_cast<std::int64_t>(x.extent(0));
-    const std::int64_t first = team.league_rank() * kRowsPerTeam;
-    const std::int64_t end = first + kRowsPerTeam < n ? first + kRowsPerTeam : n;
+    const std::int64_t first = team.league_rank() * rows_per_team;
+    const std::int64_t end = first + rows_per_team < n ? first + rows_per_team : n;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, end), [&](const std::int64_t i) {
       Scalar dot = 0;
       Kokkos::parallel_reduce(
@@ -98,10 +108,10 @@ struct TeamTotals {
   }
 };
 
-// The values TeamGradient's partials take for `rows` rows of `cols` columns on Space.
+// The values TeamGradient's partials take for `rows` rows of `cols` columns on Space (initialized).
 template <class Scalar, class Space, int Lanes = 8>
-std::size_t team_gradient_partials_size(std::size_t rows, std::size_t cols) {
-  return static_cast<std::size_t>(TeamGradient<Scalar, Space, Lanes>::teams(rows)) * (cols + 1);
+std::size_t team_gradient_partials_size(std::size_t rows, std::size_t cols, const Space& space = Space()) {
+  return static_cast<std::size_t>(TeamGradient<Scalar, Space, Lanes>::teams(rows, space)) * (cols + 1);
 }
 
 // Whether TeamGradient's scratch fits a team of Space for `cols` columns (after initialize).
@@ -119,9 +129,12 @@ void team_gradient_sums(const Space& space, const X& x, const Y& y, const Beta& 
   using Scalar = typename Sums::non_const_value_type;
   using F = TeamGradient<Scalar, Space, Lanes>;
   const auto values = static_cast<unsigned>(x.extent(1) + 1);
-  const std::int64_t teams = F::teams(x.extent(0));
+  const std::int64_t teams = F::teams(x.extent(0), space);
+  if (partials.span() < static_cast<std::size_t>(teams) * values)
+    throw std::logic_error("team_gradient_sums: partials hold " + std::to_string(partials.span()) + " values, not " +
+                           std::to_string(teams * values) + " (team_gradient_partials_size)");
   const typename F::Partials totals(partials.data(), static_cast<std::size_t>(teams), values);
-  const F f{x, y, beta, totals, values};
+  const F f{x, y, beta, totals, values, F::team_rows(x.extent(0), space)};
   Kokkos::parallel_for("regression::fused-teams", f.policy(space), f);
   Kokkos::parallel_reduce("regression::fused-team-totals",
                           Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, teams),
