@@ -37,6 +37,11 @@ class Run:
         self.calibration = None  # the first deck's probe of the space
         self.kokkos = "?"
         self.label = ""
+        self.gpu = "?"
+        env = os.path.join(self.directory, "run.env")
+        if os.path.exists(env):
+            with open(env, encoding="utf-8") as f:
+                self.gpu = dict(line.rstrip("\n").split("=", 1) for line in f if "=" in line).get("device_name", "?")
         for path in sorted(glob.glob(os.path.join(self.directory, "decks", "*", "results.json"))):
             deck = os.path.basename(os.path.dirname(path))
             source, points = results.read_file(path)
@@ -48,9 +53,14 @@ class Run:
                     self.deck_times[(deck, p.case, p.variant, p.precision, p.size, p.policy)] = p.compute
         self.benchmarks = {}  # benchmark run name -> median real time in seconds
         units = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+        self.unread = []  # benchmark files a stopped step left incomplete: (file, why)
         for path in sorted(glob.glob(os.path.join(self.directory, "benchmarks", "*.json"))):
-            with open(path, encoding="utf-8") as f:
-                data = json.load(f)
+            try:
+                with open(path, encoding="utf-8") as f:
+                    data = json.load(f)
+            except json.JSONDecodeError as e:
+                self.unread.append((os.path.relpath(path, self.directory), f"incomplete or invalid JSON ({e.msg})"))
+                continue
             for b in data.get("benchmarks", []):
                 name = b.get("run_name", b.get("name", ""))
                 if f"/{space}/" not in name or b.get("aggregate_name", "median") != "median":
@@ -90,10 +100,14 @@ def main():
     except (results.InputError, OSError, ValueError) as e:
         print(f"compare_gpu_runs.py: {e}", file=sys.stderr)
         return 2
+    several_gpus = len({r.gpu for r in runs}) > 1
     for i, r in enumerate(runs):
-        r.label = f"[{i + 1}] Kokkos {r.kokkos}"
+        r.label = f"[{i + 1}] {r.gpu + ', ' if several_gpus else ''}Kokkos {r.kokkos}"
     lines = [f"# `{args.space}` kernel by kernel", ""] + [f"- {r.label}: `{r.name}`" for r in runs] + [
         "", "Times in seconds (medians); a ratio above 1 is slower than run [1] (above 1 in the probe: faster).", ""]
+    unread = [f"- `{r.name}/{path}` left out: {why}" for r in runs for path, why in r.unread]
+    if unread:
+        lines += unread + [""]
     cal = [r for r in runs if r.calibration]
     if cal:
         lines += ["## Calibration probe (GB/s, GFLOP/s, us: higher is faster, but for the latency)", ""]

@@ -194,6 +194,12 @@ else
   if [ "${cm_major:-0}" -gt 3 ] || { [ "${cm_major:-0}" -eq 3 ] && [ "${cm_minor:-0}" -ge 21 ]; }; then
     junit=(--output-junit "$OUT/unit-tests.xml")
   fi
+  # The bundle cannot carry python3-jsonschema: where this node's Debian-path Python lacks it, the
+  # tests that validate results against the schema say they skipped that check.
+  if ! /usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1; then
+    export MINIAPP_SCHEMA_CHECK=optional
+    log "no jsonschema module for /usr/bin/python3: the unit tests skip the results-schema checks"
+  fi
   run_step unit-tests 150 "$OUT/logs/unit-tests.log" \
     bash -c 'cd "$1" && shift && exec ctest "$@"' ctest "$BUILD/project" \
     -L unit --output-on-failure --timeout 120 "${junit[@]}"
