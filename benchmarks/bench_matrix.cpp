@@ -53,6 +53,23 @@ void elementwise(benchmark::State& state, matrix::Operation op) {
   run_kernel<Space>(state, k);
 }
 
+// elementwise_strided, K elements per thread (device spaces), on the same arrays as `elementwise`,
+// checked against the host's reference like the workload's own result.
+template <int K, class Space>
+void elementwise_k(benchmark::State& state, matrix::Operation op) {
+  matrix::Params p;
+  p.op = op;
+  matrix::Elementwise<float, Space> k(p, "elementwise", static_cast<std::size_t>(state.range(0)));
+  k.generate_inputs(42);
+  for (Transferable* f : k.inputs()) f->copy_to_device();
+  const Space space;
+  time_iterations(state, space, [&] { matrix::elementwise_strided<K>(space, op, k.x().device, k.y().device, k.z().device); });
+  k.z().copy_to_host();
+  const Verification v = k.verify(std::nullopt);
+  if (!v.passed) state.SkipWithError(("not verified: " + v.detail).c_str());
+  rate_counters(state, k.work());
+}
+
 template <class Scalar, class Space>
 void gemm(benchmark::State& state, const std::string& variant) {
   matrix::Gemm<Scalar, Space> k(matrix::Params{}, variant, static_cast<std::size_t>(state.range(0)));
@@ -101,6 +118,17 @@ MINIAPP_BENCHMARKS(register_matrix_benchmarks) {
     benchmark::RegisterBenchmark(("matrix-elementwise-power/float32/" + s).c_str(),
                                  [](benchmark::State& st) { elementwise<float, Space>(st, matrix::Operation::Power); })
         ->Arg(kElementwiseColumns)->UseManualTime()->Unit(benchmark::kMillisecond);
+    if constexpr (!is_host_space<Space>()) {
+      const auto strided = [&](const std::string& name, void (*f)(benchmark::State&, matrix::Operation),
+                               matrix::Operation op) {
+        benchmark::RegisterBenchmark((name + "/float32/" + s).c_str(), [f, op](benchmark::State& st) { f(st, op); })
+            ->Arg(kElementwiseColumns)->UseManualTime()->Unit(benchmark::kMillisecond);
+      };
+      strided("matrix-elementwise-power-k2", elementwise_k<2, Space>, matrix::Operation::Power);
+      strided("matrix-elementwise-power-k4", elementwise_k<4, Space>, matrix::Operation::Power);
+      strided("matrix-elementwise-power-k8", elementwise_k<8, Space>, matrix::Operation::Power);
+      strided("matrix-elementwise-multiply-k4", elementwise_k<4, Space>, matrix::Operation::Multiply);
+    }
     for (const char* variant : {"gemm-naive", "gemm-tiled", "gemm-kokkos-kernels"}) {
       if (std::string(variant) == "gemm-kokkos-kernels" && !compat::kHasKokkosKernels) continue;
       // The naive kernel takes seconds at 1024; at 512 it still shows its rate.

@@ -196,6 +196,34 @@ TYPED_TEST(MatrixTest, ElementwisePowerVerifiesAcrossChunksAndTails) {
       << m32.verification.detail;
 }
 
+// elementwise_strided (K elements per thread, a quarter or an eighth of the arrays apart; prepared
+// for GPUs, timed by the benchmarks) computes every element once: sizes that K divides and that it
+// does not, power and multiply, against the host reference; a z left at its stale value fails.
+template <int K, class Space>
+void expect_strided_elementwise_verifies(matrix::Operation op, std::size_t size) {
+  SCOPED_TRACE("K = " + std::to_string(K) + ", " + std::to_string(size) + " columns");
+  matrix::Params p;
+  p.op = op;
+  matrix::Elementwise<float, Space> k(p, "elementwise", size);
+  k.generate_inputs(7);
+  for (Transferable* f : k.inputs()) f->copy_to_device();
+  Kokkos::deep_copy(k.z().device, -1.0f);
+  matrix::elementwise_strided<K>(Space(), op, k.x().device, k.y().device, k.z().device);
+  k.z().copy_to_host();
+  const Verification v = k.verify(std::nullopt);
+  EXPECT_TRUE(v.passed) << v.detail;
+}
+
+TYPED_TEST(MatrixTest, StridedElementwiseComputesEveryElementOnce) {
+  using Space = TypeParam;
+  for (const std::size_t size : {std::size_t{1}, std::size_t{8}, std::size_t{1001}}) {
+    expect_strided_elementwise_verifies<1, Space>(matrix::Operation::Power, size);
+    expect_strided_elementwise_verifies<4, Space>(matrix::Operation::Power, size);
+    expect_strided_elementwise_verifies<8, Space>(matrix::Operation::Multiply, size);
+    expect_strided_elementwise_verifies<3, Space>(matrix::Operation::Multiply, size);
+  }
+}
+
 TYPED_TEST(MatrixTest, GemmKnownSmallProductWithAlphaAndBeta) {
   using Space = TypeParam;
   // [1 2 3; 4 5 6] * [7 8; 9 10; 11 12] = [58 64; 139 154]; C = 2 * that - [1 1; 1 1].
