@@ -52,6 +52,22 @@ expect 1 "CPU features this node lacks: no_such_feature" "$C" "$tmp/fake"
 sed -i 's/^BUILD_CPU_ISA=.*/BUILD_CPU_ISA="sse2"/' "$tmp/fake/offline-build.env"
 printf '#!/bin/sh\n' >"$tmp/fake/project/bin/miniapp"; chmod +x "$tmp/fake/project/bin/miniapp"
 expect 1 "ldd $tmp/fake/project/bin/miniapp failed" "$C" "$tmp/fake"
+# pack-prebuilt.sh: refused without a build or without its program; a fake build packs its program,
+# its ctest file, its env and the bundle's shared libraries, at their absolute paths, nothing else.
+P="$SRC/scripts/pack-prebuilt.sh"
+expect 2 "not a build of scripts/build-offline.sh" "$P" "$tmp/empty" "$tmp/p.tar.xz"
+mkdir -p "$tmp/pb/project/bin" "$tmp/pb/project/tests" "$tmp/pb/bundle/prefix/usr/lib" "$tmp/pb/bundle/prefix/usr/include"
+printf 'PROJECT_BUILD=%s\nBUNDLE=%s\n' "$tmp/pb/project" "$tmp/pb/bundle" >"$tmp/pb/offline-build.env"
+expect 2 "no $tmp/pb/project/bin/miniapp" "$P" "$tmp/pb" "$tmp/p.tar.xz"
+cp "$(type -P true)" "$tmp/pb/project/bin/miniapp"
+echo "add_test(x)" >"$tmp/pb/project/tests/CTestTestfile.cmake"
+echo lib >"$tmp/pb/bundle/prefix/usr/lib/libx.so.1"; echo header >"$tmp/pb/bundle/prefix/usr/include/x.h"
+expect 0 "unpack on the node with tar -xJf p.tar.xz -C /" "$P" "$tmp/pb" "$tmp/p.tar.xz"
+packed=$(tar -tJf "$tmp/p.tar.xz" 2>/dev/null | grep -v '/$' | sed 's|^\./||' | sort | paste -sd' ')
+want=$(printf '%s\n' "$tmp/pb/bundle/prefix/usr/lib/libx.so.1" "$tmp/pb/offline-build.env" "$tmp/pb/project/bin/miniapp" \
+         "$tmp/pb/project/tests/CTestTestfile.cmake" | sed 's|^/||' | sort | paste -sd' ')
+if [ "$packed" = "$want" ]; then echo "ok: pack-prebuilt.sh packs $packed"
+else echo "FAIL: pack-prebuilt.sh packed '$packed', wanted '$want'"; failures=$((failures + 1)); fi
 # Every patch in scripts/patches/ for a release the list knows is named for that release.
 for patch in "$SRC"/scripts/patches/kokkos-*-cuda13.patch; do
   v=$(basename "$patch" | sed -E 's/^kokkos-(.*)-cuda13\.patch$/\1/')
