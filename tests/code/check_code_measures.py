@@ -40,7 +40,10 @@ def is_build_tree(d):
 
 def python_files(root):
     for d, dirs, files in os.walk(root):
+        # Top-level build* directories are ignored (.gitignore: /build*/): build-offline-* holds
+        # the bundle's unpacked Kokkos sources, with their own Python.
         dirs[:] = sorted(x for x in dirs if x not in SKIPPED_DIRS and not x.startswith(".")
+                         and not (d == root and x.startswith("build"))
                          and not is_build_tree(os.path.join(d, x)))
         for f in sorted(files):
             if f.endswith(".py"):
