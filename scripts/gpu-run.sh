@@ -14,6 +14,9 @@
 #      the host copy benchmark for reference), one run per workload
 #   4. benchmarks/peers.py on the host space: the seeds' NumPy forms beside the mini-app, same
 #      sizes, precision and threads (skipped, with the reason, where NumPy does not import)
+#   5. input/kernel-times.yaml on the device space with --kernel-times: every kernel and vendor
+#      call of each compute phase at the seed decks' GPU sizes, RESULTS/<gpu>-<date>/kernel-times/
+#      (the host rehearsal runs its batched cases only)
 # and writes RESULTS/<gpu>-<date>/ (raw: results.json per deck, benchmark JSON, ctest JUnit XML,
 # logs, steps.tsv, run.env, nvidia-smi) and RESULTS/<gpu>-<date>.md (scripts/gpu_summary.py).
 #
@@ -36,7 +39,7 @@
 #   --backend   cuda (default): device space cuda, host space openmp. host: a rehearsal without a
 #               GPU, device space openmp against host space serial (what the tests here use)
 #   --results   default: docs/results of this project
-#   --decks     default: every input/*.yaml but quickstart.yaml and advise.yaml
+#   --decks     default: every input/*.yaml but quickstart.yaml, advise.yaml and kernel-times.yaml
 #   --benchmarks  which parts of the benchmark suite (default: all five; "none" for none)
 #   --kokkos    build and run on the bundle's second Kokkos release (bundle.sh --kokkos-tarball),
 #               e.g. 4.6.01, instead of Debian's 3.4.01; the results directory's name ends in
@@ -97,7 +100,7 @@ if [ "$PREBUILT" = 1 ]; then
 fi
 if [ -n "$DECKS" ]; then IFS=, read -r -a deck_list <<<"$DECKS"
 else mapfile -t deck_list < <(find "$ROOT/input" -maxdepth 1 -name '*.yaml' ! -name quickstart.yaml \
-                                ! -name advise.yaml | sort)
+                                ! -name advise.yaml ! -name kernel-times.yaml | sort)
 fi
 for d in "${deck_list[@]}"; do [ -f "$d" ] || usage_error "no deck '$d'"; done
 bench_parts=()
@@ -248,6 +251,14 @@ else
     peer_size=(--rounds 3); [ "$BACKEND" = host ] && peer_size=(--quick)  # a rehearsal: small sizes
     run_step peers 120 "$OUT/logs/peers.log" python3 "$ROOT/benchmarks/peers.py" --miniapp "$BIN/miniapp" \
       --space "$HOST_SPACE" --threads "$OMP_NUM_THREADS" "${peer_size[@]}" --markdown "$OUT/peers.md" --json "$OUT/peers.json"
+  fi
+
+  # 6. Where each compute phase's time goes, kernel by kernel (fenced: a profile, not a benchmark).
+  if [ -z "$DECKS" ] && [ -f "$ROOT/input/kernel-times.yaml" ]; then
+    cases=(); [ "$BACKEND" = host ] && cases=(--case 'batched-*')  # a rehearsal: the small cases
+    run_step kernel-times 120 "$OUT/logs/kernel-times.log" \
+      "$BIN/miniapp" "$ROOT/input/kernel-times.yaml" --kernel-times --spaces "$DEVICE_SPACE" "${cases[@]}" \
+      -o "$OUT/kernel-times"
   fi
 fi
 

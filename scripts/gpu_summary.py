@@ -6,13 +6,14 @@ library only).
 
 RUN_DIR holds run.env (the machine and the spaces compared), steps.tsv (each step's status and
 time), build.env, unit-tests.xml (ctest's JUnit XML), decks/<deck>/results.json and
-benchmarks/<part>.json (Google Benchmark). Any of them may be missing or cut short (a step that
+benchmarks/<part>.json (Google Benchmark), kernel-times/kernel-times.json (miniapp --kernel-times on
+input/kernel-times.yaml). Any of them may be missing or cut short (a step that
 ran out of time): the summary says so and goes on with the rest.
 
 The summary: the machine and build, the steps, the unit tests, seed 000's copy table, per deck
 the device space against the host space (speedup, crossover sizes of sweeps, device bandwidth as
-a share of the device's measured stream bandwidth: its calibration, else the copy benchmark) and
-the benchmarks.
+a share of the device's measured stream bandwidth: its calibration, else the copy benchmark), the
+benchmarks, and where each compute phase's time went, kernel by kernel.
 results.json is read through scripts/report/miniapp_report (results.py, the project's one Python
 reader of it) and crossovers are located by the advisor's rule (crossover.py); both are standard
 library only, as this script must be: it runs on GPU nodes where matplotlib may be missing.
@@ -483,6 +484,40 @@ def section_advice(run, directory):
     return "\n".join(lines)
 
 
+KERNEL_TIMES_SHOWN = 4  # kernels and inner regions named per compute phase
+
+
+def section_kernel_times(run):
+    """Each compute phase of kernel-times/kernel-times.json: its time per entry, its largest
+    kernels and inner regions (vendor calls) with their shares, and the share outside all of them."""
+    path = os.path.join(run.dir, "kernel-times", "kernel-times.json")
+    head = "## Where the time goes (`--kernel-times`, fenced after every kernel)"
+    data, why = read_json(path)
+    if data is None:
+        return f"{head}\n\nNo kernel times: {why} (see the kernel-times step above)."
+    regions = data.get("regions", [])
+    rows = []
+    for r in regions:
+        p = r.get("path", [])
+        if len(p) != 2 or not p[1].endswith("/compute") or not r.get("entries"):
+            continue
+        items = [(k["name"], k["seconds"], k["launches"]) for k in r.get("kernels", [])]
+        items += [("region " + q["path"][2], q["seconds"], q["entries"]) for q in regions
+                  if len(q.get("path", [])) == 3 and q["path"][:2] == p]
+        items.sort(key=lambda item: -item[1])
+        total = r.get("seconds") or 0
+        share = (lambda x: f"{100 * x / total:.0f}%") if total > 0 else (lambda x: "?")
+        named = "; ".join(f"{name} {share(sec)} ({count}x)" for name, sec, count in items[:KERNEL_TIMES_SHOWN])
+        outside = total - sum(sec for _, sec, _ in items)
+        rows.append((p[0], p[1].rsplit("/", 2)[1], fmt_time(total / r["entries"]), named or "-",
+                     share(max(outside, 0.0))))
+    if not rows:
+        return f"{head}\n\nkernel-times.json holds no compute phase."
+    return (f"{head}\n\nFrom `kernel-times/kernel-times.json` (every phase there). A kernel's time runs from its "
+            "launch to the fence after it, so launch-bound phases take longer than in the decks above.\n\n"
+            + md_table(["measurement", "variant", "compute s per entry", "largest kernels and regions", "outside"], rows))
+
+
 def summarize(directory):
     run = Run(directory)
     e = run.env
@@ -492,7 +527,7 @@ def summarize(directory):
              "(raw results: results.json per deck, benchmark JSON, JUnit XML, logs).")
     parts = [title, intro, section_machine(run), section_steps(run), section_unit_tests(run),
              section_seed000(run), section_decks(run), section_energy(run), section_advice(run, directory),
-             section_benchmarks(run), section_verification(run)]
+             section_benchmarks(run), section_kernel_times(run), section_verification(run)]
     return "\n\n".join(parts) + "\n"
 
 

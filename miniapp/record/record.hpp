@@ -24,6 +24,8 @@ struct RunRecord {
   // What each space can do at best (the calibration probe); empty with the reason when skipped.
   std::optional<calibration::Calibration> calibration;
   std::string calibration_skipped;
+  // --kernel-times: Kokkos fenced after every kernel, so launch-bound phases ran slower.
+  bool kernels_fenced = false;
 };
 
 // Where m stands under its space's calibrated roofs; nothing without a calibration of its space.

@@ -219,6 +219,7 @@ std::string to_json(const RunRecord& run) {
     j.null();
     j.field("calibration_skipped", run.calibration_skipped);
   }
+  if (run.kernels_fenced) j.field("kernels_fenced", true);
   j.key("measurements").begin_array();
   for (const Measurement& m : run.measurements) write_measurement(j, run, m);
   j.end_array();

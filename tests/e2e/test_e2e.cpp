@@ -259,6 +259,73 @@ std::set<std::string> unavailable_variants() {
   return out;
 }
 
+// --kernel-times: every phase's kernels in OUT/kernel-times.json under the measurement's and the
+// phase's regions, vendor BLAS calls as regions inside the phase, the compute phases summarized on
+// stderr, and results.json saying the run was fenced after every kernel. dense-blocked (Kokkos
+// Kernels) where this build has it, else batched-thread, which launches no BLAS.
+TEST(EndToEnd, KernelTimesPutEveryKernelUnderItsPhase) {
+  const bool dense = unavailable_variants().count("dense-blocked") == 0;
+  const std::string solver = dense ? "dense-blocked" : "batched-thread";
+  const fs::path dir = fresh_dir("kernel-times");
+  const fs::path deck = write_deck(dir,
+                                   "cases:\n"
+                                   "  - {name: solve, workload: solver, variant: " + solver + ", sizes: [96]}\n"
+                                   "  - {name: fit, workload: regression, variant: fused, iterations: 5, sizes: [200]}\n"
+                                   "defaults: {spaces: [" + first_space() + "], policies: [copy-every-iteration],"
+                                   " warmup: 1, repetitions: 2, precision: float64}\n");
+  const Result r = run(deck.string() + " --kernel-times --no-calibrate --output " + (dir / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(YAML::LoadFile((dir / "out" / "results.json").string())["kernels_fenced"].as<bool>(), true);
+  EXPECT_NE(r.output.find("solver/" + solver + "/compute"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("outside every Kokkos kernel"), std::string::npos) << r.output;
+
+  const YAML::Node times = YAML::LoadFile((dir / "out" / "kernel-times.json").string());
+  EXPECT_EQ(times["schema"].as<std::string>(), "kokkos-miniapp-kernel-times/1");
+  std::map<std::string, YAML::Node> phases;  // "<workload>/<variant>/<phase>" of each measurement
+  std::map<std::string, double> inner;       // "<phase>|<name>" of the regions inside a phase
+  for (const YAML::Node& region : times["regions"]) {
+    const YAML::Node path = region["path"];
+    ASSERT_GE(path.size(), 1u) << "kernels outside every measurement";
+    if (path.size() == 2) phases[path[1].as<std::string>()] = region;
+    if (path.size() == 3) inner[path[1].as<std::string>() + "|" + path[2].as<std::string>()] += region["seconds"].as<double>();
+    double sum = 0;
+    for (const YAML::Node& k : region["kernels"]) {
+      EXPECT_GE(k["launches"].as<std::uint64_t>(), 1u);
+      sum += k["seconds"].as<double>();
+    }
+    EXPECT_NEAR(sum, region["kernel_seconds"].as<double>(), 1e-9);
+    EXPECT_LE(sum, region["seconds"].as<double>()) << path[path.size() - 1].as<std::string>();
+  }
+  for (const std::string& phase :
+       std::vector<std::string>{"solver/" + solver + "/compute", "regression/fused/compute", "regression/fused/to_device"}) {
+    ASSERT_EQ(phases.count(phase), 1u) << phase;
+    ASSERT_GE(phases[phase]["kernels"].size(), 1u) << phase;
+  }
+  const YAML::Node compute = phases["solver/" + solver + "/compute"];
+  EXPECT_EQ(compute["entries"].as<int>(), 3);  // one warm-up, two repetitions
+  std::map<std::string, int> launches;
+  for (const YAML::Node& k : compute["kernels"]) launches[k["name"].as<std::string>()] = k["launches"].as<int>();
+  if (dense) {
+    for (const char* kernel : {"solver::dense-panel", "solver::dense-swap", "solver::dense-solves"})
+      EXPECT_EQ(launches.count(kernel), 1u) << kernel;
+    // 96 columns in panels of at most 64, a leaf per 16 columns: 6 leaves per solve, 3 solves.
+    EXPECT_EQ(launches["solver::dense-panel"], 18);
+    // The trailing updates' gemms: a region inside the phase where Kokkos Kernels calls the vendor
+    // BLAS (KokkosBlas::gemm[TPL_BLAS,double]), else its own kernels.
+    bool gemm = false;
+    for (const auto& [name, seconds] : inner)
+      gemm = gemm || (name.rfind("solver/dense-blocked/compute|KokkosBlas::gemm", 0) == 0 && seconds > 0);
+    for (const auto& [name, count] : launches)
+      gemm = gemm || name.find("gemm") != std::string::npos || name.find("Gemm") != std::string::npos;
+    EXPECT_TRUE(gemm) << "no gemm in dense-blocked's compute phase";
+  }
+  // The copy policy copies the inputs in every repetition: deep copies in to_device.
+  bool copies = false;
+  for (const YAML::Node& k : phases["regression/fused/to_device"]["kernels"])
+    copies = copies || k["name"].as<std::string>().rfind("deep_copy ", 0) == 0;
+  EXPECT_TRUE(copies);
+}
+
 // The unavailable variants a deck names outright (`all` means the available ones).
 std::vector<std::string> unavailable_variants_named(const fs::path& deck, const std::set<std::string>& unavailable) {
   std::vector<std::string> named;

@@ -378,6 +378,36 @@ class FreshRun(unittest.TestCase):
         self.assertNotIn("Link bandwidth used", section)
         self.assertNotIn("transfers (seed 003)", section)
 
+    def test_kernel_times_name_each_compute_phases_largest_kernels(self):
+        """miniapp --kernel-times on the kernel-times deck's batched cases (what the host rehearsal
+        runs): one row per compute phase, its time per entry and its largest kernel's share as
+        computed here from kernel-times.json."""
+        self.assertIn("No kernel times: missing", self.md)
+        run_dir = os.path.join(self.tmp, "timed-run")
+        shutil.copytree(self.run_dir, run_dir)
+        env = dict(os.environ, OMP_NUM_THREADS="2", OMP_PROC_BIND="false")
+        proc = subprocess.run([MINIAPP, os.path.join(SOURCE_DIR, "input", "kernel-times.yaml"), "--kernel-times",
+                               "--spaces", "openmp", "--case", "batched-*", "--no-calibrate", "-q",
+                               "-o", os.path.join(run_dir, "kernel-times")], env=env, capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(os.path.join(run_dir, "kernel-times", "kernel-times.json")) as f:
+            regions = json.load(f)["regions"]
+        # By measurement and variant (the variants of a case share the measurement's region).
+        compute = {(r["path"][0], r["path"][1].split("/")[1]): r for r in regions
+                   if len(r["path"]) == 2 and r["path"][1].endswith("/compute")}
+        self.assertEqual(len(compute), 4)  # 10 x 10 and 32 x 32, thread and team
+        proc, md = run_summary(run_dir)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        rows = {(r[0], r[1]): r for r in table_rows(md, "| measurement | variant")}
+        self.assertEqual(set(rows), set(compute))
+        for key, r in compute.items():
+            row = rows[key]
+            per_entry = r["seconds"] / r["entries"]  # printed to 3 decimals, or 3 digits below 10 ms
+            self.assertAlmostEqual(float(row[2]), per_entry, delta=max(0.0005, per_entry * 0.01))
+            top = max(r["kernels"], key=lambda k: k["seconds"])
+            self.assertTrue(row[3].startswith(f"{top['name']} {100 * top['seconds'] / r['seconds']:.0f}% "
+                                              f"({top['launches']}x)"), row[3])
+
     def test_failures_and_missing_parts_are_reported(self):
         self.assertIn("planted failure", self.md)
         self.assertIn("1 failed", self.md)

@@ -44,4 +44,12 @@ for case in "power matrix/elementwise matrix::" "distance distance/direct distan
 done
 # Every kernel sits inside a phase.
 if grep -qE "^(  )?kernel " "$WORK/tree.txt"; then fail "kernels outside every phase"; fi
+# --kernel-times would take Kokkos' callbacks from the loaded tool: refused with exit 2, nothing measured.
+MINIAPP_REGION_TREE_OUTPUT="$WORK/tree-refused.txt" KOKKOS_PROFILE_LIBRARY="$TOOL" KOKKOS_TOOLS_LIBS="$TOOL" \
+  "$MINIAPP" "$WORK/deck.yaml" --kernel-times --no-calibrate -q -o "$WORK/refused" --spaces "$space" \
+  >"$WORK/refused.log" 2>&1
+code=$?
+[ "$code" = 2 ] || { cat "$WORK/refused.log"; fail "--kernel-times beside a Kokkos Tools library exited $code, not 2"; }
+grep -q "already listens" "$WORK/refused.log" || { cat "$WORK/refused.log"; fail "the refusal does not say why"; }
+[ ! -e "$WORK/refused" ] || fail "the refused run created its output directory"
 echo "region tree of $(grep -c . "$WORK/tree.txt") nodes: every measurement and phase a region, every workload's kernels in its compute region"

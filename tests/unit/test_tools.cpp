@@ -6,6 +6,7 @@
 
 #include "miniapp/core/deck.hpp"
 #include "miniapp/core/harness.hpp"
+#include "miniapp/core/kernel_times.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/core/workload.hpp"
 #include "space_types.hpp"
@@ -15,6 +16,10 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <chrono>
+#include <map>
+#include <stdexcept>
+#include <thread>
 #include <cstdint>
 #include <cstdlib>
 #include <set>
@@ -142,4 +147,79 @@ TYPED_TEST(ToolsTest, EveryPhaseIsARegionAndEveryKernelRunsInOneUnderALabel) {
     EXPECT_EQ(std::count(order.begin(), order.end(), "compute"), spec.warmup + spec.repetitions);
     EXPECT_GE(kernels_in_compute, spec.warmup + spec.repetitions);
   }
+}
+
+// --kernel-times (core/kernel_times.hpp) on this space: each phase's kernels under the
+// measurement's and the phase's regions, the compute phase entered once per warm-up and
+// repetition, no kernel longer than the region it ran in; Kokkos' callbacks cleared after stop().
+TYPED_TEST(ToolsTest, KernelTimesPutEachPhasesKernelsInItsRegion) {
+  const std::string space = space_name<TypeParam>();
+  const DeckResult r = load_deck_text(
+      "cases:\n"
+      "  - {name: power, workload: matrix, variant: elementwise, op: power, rows: 3, sizes: [1000]}\n"
+      "defaults: {spaces: [" + space + "], policies: [copy-every-iteration], warmup: 1, repetitions: 2,"
+      " precision: float64}\n",
+      "kernel-times.yaml");
+  ASSERT_TRUE(r.deck) << format(r.diagnostics.all().front());
+  const MeasurementSpec spec = expand(*r.deck).front();
+  kernel_times::start();
+  const Measurement m = find_workload(spec.workload)->run(spec, r.deck->cases.at(spec.case_index).params);
+  kernel_times::stop();
+  EXPECT_FALSE(Kokkos::Tools::profileLibraryLoaded());
+  EXPECT_TRUE(m.verification.passed) << m.verification.detail;
+  const std::string measurement = detail::measurement_region(spec);
+  std::map<std::string, kernel_times::RegionTotal> phases;
+  for (const kernel_times::RegionTotal& region : kernel_times::totals()) {
+    ASSERT_FALSE(region.path.empty());
+    EXPECT_EQ(region.path.front(), measurement);
+    if (region.path.size() == 2) phases[region.path[1]] = region;
+    EXPECT_LE(region.kernel_seconds(), region.seconds);
+    for (std::size_t i = 1; i < region.kernels.size(); ++i)
+      EXPECT_GE(region.kernels[i - 1].seconds, region.kernels[i].seconds) << "not most seconds first";
+  }
+  const kernel_times::RegionTotal& compute = phases["matrix/elementwise/compute"];
+  EXPECT_EQ(compute.entries, 3u);
+  ASSERT_FALSE(compute.kernels.empty());
+  EXPECT_EQ(compute.kernels.front().name.rfind("matrix::", 0), 0u) << compute.kernels.front().name;
+  EXPECT_EQ(compute.kernels.front().launches % 3, 0u);
+  ASSERT_FALSE(phases["matrix/elementwise/to_device"].kernels.empty());
+  EXPECT_EQ(phases["matrix/elementwise/to_device"].kernels.front().name.rfind("deep_copy ", 0), 0u);
+  EXPECT_GT(phases["matrix/elementwise/generate"].seconds, 0.0);
+}
+
+// Kernel and region times on a clock: a kernel that sleeps 30 ms inside an inner region counts
+// there and only there; the outer region holds the inner one and 20 ms of host work, no kernel.
+TEST(KernelTimes, AKernelCountsInTheInnermostRegionForAsLongAsItRuns) {
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  kernel_times::start();
+  Kokkos::Profiling::pushRegion("outer");
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  Kokkos::Profiling::pushRegion("inner");
+  Kokkos::parallel_for("sleeps", Kokkos::RangePolicy<Host>(0, 1),
+                       [](int) { std::this_thread::sleep_for(std::chrono::milliseconds(30)); });
+  Kokkos::Profiling::popRegion();
+  Kokkos::Profiling::popRegion();
+  kernel_times::stop();
+  const std::vector<kernel_times::RegionTotal> t = kernel_times::totals();
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0].path, std::vector<std::string>{"outer"});
+  EXPECT_EQ(t[1].path, (std::vector<std::string>{"outer", "inner"}));
+  EXPECT_TRUE(t[0].kernels.empty());
+  ASSERT_EQ(t[1].kernels.size(), 1u);
+  EXPECT_EQ(t[1].kernels[0].name, "sleeps");
+  EXPECT_EQ(t[1].kernels[0].launches, 1u);
+  EXPECT_GE(t[1].kernels[0].seconds, 0.030);
+  EXPECT_GE(t[1].seconds, t[1].kernels[0].seconds);
+  EXPECT_GE(t[0].seconds, t[1].seconds + 0.020);
+  const std::string json = kernel_times::to_json(t);
+  EXPECT_NE(json.find("\"outer\",\n        \"inner\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"name\": \"sleeps\""), std::string::npos) << json;
+}
+
+// Another listener (a Kokkos Tools library, here the test's recording callbacks) already holds
+// Kokkos' callbacks: --kernel-times refuses rather than take them over.
+TEST(KernelTimes, RefusesWhereAToolAlreadyListens) {
+  const RecordingTool tool;
+  EXPECT_THROW(kernel_times::start(), std::runtime_error);
+  EXPECT_FALSE(kernel_times::running());
 }

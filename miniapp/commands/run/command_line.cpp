@@ -3,8 +3,11 @@
 #include "miniapp/core/diagnostics.hpp"
 #include "miniapp/core/options.hpp"
 #include "miniapp/core/spaces.hpp"
+#include "miniapp/core/workload.hpp"
+#include "miniapp/record/provenance.hpp"
 
 #include <algorithm>
+#include <ostream>
 
 namespace miniapp {
 
@@ -40,6 +43,10 @@ options:
                       for 24 hours per host, build and thread count in $MINIAPP_CALIBRATION_CACHE
                       (default ~/.cache/kokkos-miniapp), so short runs on one machine probe once
       --recalibrate   probe again even where a cached calibration exists
+      --kernel-times  time every Kokkos kernel and deep copy of every phase (Kokkos fences after
+                      each; no Kokkos Tools library needed) into OUT/kernel-times.json, and print
+                      each compute phase's largest kernels. Phases that launch many kernels run
+                      slower so: results.json says kernels_fenced, compare such runs with each other
   -q, --quiet         no progress on stderr, no tables on stdout
   --kokkos-...        passed to Kokkos (e.g. --kokkos-num-threads=2; see --kokkos-help)
 
@@ -61,6 +68,7 @@ CommandLine parse_command_line(int argc, char** argv) {
       .flag("-q,--quiet", [&] { cli.quiet = true; })
       .flag("--no-calibrate", [&] { cli.calibrate = false; })
       .flag("--recalibrate", [&] { cli.recalibrate = true; })
+      .flag("--kernel-times", [&] { cli.kernel_times = true; })
       .value("-o,--output", [&](const std::string& v) { cli.output = v; })
       .value("--case", [&](const std::string& v) { cli.case_selector = v; })
       .value("--spaces", [&](const std::string& v) { cli.overrides.spaces = split_list(v); })
@@ -87,6 +95,36 @@ CommandLine parse_command_line(int argc, char** argv) {
   }
   if (!cli.help && !cli.version && !cli.list && cli.deck.empty()) throw UsageError("no deck given");
   return cli;
+}
+
+void print_version(std::ostream& os) {
+  const Provenance p = collect_provenance(0, nullptr);
+  os << "miniapp " << p.miniapp_version << " (git " << p.git_commit << ")\n"
+     << "compiler: " << p.compiler << "\n"
+     << "Kokkos " << p.kokkos_version << ", Kokkos Kernels " << p.kokkos_kernels_version << "\n"
+     << "execution spaces:";
+  for (const std::string& s : p.spaces_compiled) os << ' ' << s;
+  os << '\n';
+}
+
+void print_list(std::ostream& os) {
+  os << "workloads (size meaning; variants):\n";
+  for (const auto& w : workloads()) {
+    os << "  " << w->name() << ": " << w->summary() << "\n    size: " << w->size_meaning() << "\n";
+    os << "    MPI: " << (w->splits_across_ranks() ? "split across ranks" : "one rank only (not split across ranks)");
+    if (w->splits_across_ranks() && !w->ranks_split().empty()) os << ": " << w->ranks_split();
+    os << "\n";
+    for (const VariantInfo& v : w->variants()) {
+      os << "    - " << v.name << ": " << v.summary;
+      if (!v.unavailable_reason.empty()) os << " [unavailable: " << v.unavailable_reason << "]";
+      os << "\n";
+    }
+  }
+  os << "execution spaces compiled in:\n";
+  for (const std::string& s : compiled_space_names())
+    os << "  " << s << (is_host_space_name(s) ? " (host)" : " (device)") << "\n";
+  os << "mirror policies:\n";
+  for (MirrorPolicy p : kAllMirrorPolicies) os << "  " << to_string(p) << ": " << describe(p) << "\n";
 }
 
 }  // namespace miniapp

@@ -5,6 +5,7 @@
 #include "miniapp/core/deck.hpp"
 #include "miniapp/core/options.hpp"  // UsageError
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -17,12 +18,16 @@ struct CommandLine {
   std::string output;
   std::string case_selector;  // --case: one case of the deck, by index or name
   bool help = false, version = false, list = false, dry_run = false, quiet = false, calibrate = true,
-       recalibrate = false;
+       recalibrate = false, kernel_times = false;
   Overrides overrides;
   std::vector<std::string> kokkos_args;
 };
 
 // Throws UsageError with what is wrong; argv[0] is the binary.
 CommandLine parse_command_line(int argc, char** argv);
+
+// --version and --list.
+void print_version(std::ostream& os);
+void print_list(std::ostream& os);
 
 }  // namespace miniapp

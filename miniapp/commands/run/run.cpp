@@ -12,6 +12,7 @@
 #include "miniapp/core/deck.hpp"
 #include "miniapp/core/exit_codes.hpp"
 #include "miniapp/core/interrupt.hpp"
+#include "miniapp/core/kernel_times.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/memory.hpp"
 #include "miniapp/core/ranks.hpp"
@@ -38,36 +39,6 @@ namespace fs = std::filesystem;
 namespace miniapp {
 
 namespace {
-
-void print_version(std::ostream& os) {
-  const Provenance p = collect_provenance(0, nullptr);
-  os << "miniapp " << p.miniapp_version << " (git " << p.git_commit << ")\n"
-     << "compiler: " << p.compiler << "\n"
-     << "Kokkos " << p.kokkos_version << ", Kokkos Kernels " << p.kokkos_kernels_version << "\n"
-     << "execution spaces:";
-  for (const std::string& s : p.spaces_compiled) os << ' ' << s;
-  os << '\n';
-}
-
-void print_list(std::ostream& os) {
-  os << "workloads (size meaning; variants):\n";
-  for (const auto& w : workloads()) {
-    os << "  " << w->name() << ": " << w->summary() << "\n    size: " << w->size_meaning() << "\n";
-    os << "    MPI: " << (w->splits_across_ranks() ? "split across ranks" : "one rank only (not split across ranks)");
-    if (w->splits_across_ranks() && !w->ranks_split().empty()) os << ": " << w->ranks_split();
-    os << "\n";
-    for (const VariantInfo& v : w->variants()) {
-      os << "    - " << v.name << ": " << v.summary;
-      if (!v.unavailable_reason.empty()) os << " [unavailable: " << v.unavailable_reason << "]";
-      os << "\n";
-    }
-  }
-  os << "execution spaces compiled in:\n";
-  for (const std::string& s : compiled_space_names())
-    os << "  " << s << (is_host_space_name(s) ? " (host)" : " (device)") << "\n";
-  os << "mirror policies:\n";
-  for (MirrorPolicy p : kAllMirrorPolicies) os << "  " << to_string(p) << ": " << describe(p) << "\n";
-}
 
 std::string default_output_directory(const std::string& deck) {
   return "results/" + fs::path(deck).stem().string() + "-" + local_timestamp();
@@ -254,6 +225,10 @@ int run(const CommandLine& cli, const Deck& deck, Provenance provenance) {
   for (MeasurementSpec& m : plan) m.ranks = ranks::count();
   const bool root = ranks::is_root();
   if (over_limits_on_any_rank(deck, plan)) return exit_code::kBadInput;
+  if (const auto why = cli.kernel_times ? kernel_times::cannot_start() : std::nullopt) {
+    if (root) std::cerr << "miniapp: " << *why << "; nothing was run\n";
+    return exit_code::kBadInput;
+  }
   if (cli.dry_run) {
     if (root) print_plan(deck, plan, provenance);
     return exit_code::kAllVerified;
@@ -281,12 +256,26 @@ int run(const CommandLine& cli, const Deck& deck, Provenance provenance) {
     write_atomically((out_dir / "results.json").string(), to_json(r));
     if (deck.write_csv) write_atomically((out_dir / "results.csv").string(), to_csv(r));
     write_atomically((out_dir / "benchmark.json").string(), to_benchmark_json(r));
+    if (r.kernels_fenced) write_atomically((out_dir / "kernel-times.json").string(), kernel_times::to_json(kernel_times::totals()));
   };
   if (const std::optional<int> stop = calibrate(cli, plan, out_dir, record)) return *stop;
+  // After the calibration: its probe is never fenced kernel by kernel.
+  if (cli.kernel_times) {
+    kernel_times::start();
+    record.kernels_fenced = true;
+  }
   auto measure = [&](const MeasurementSpec& spec) {
     return find_workload(spec.workload)->run(spec, deck.cases[spec.case_index].params);
   };
   const int code = run_plan(plan, record, measure, save, cli.quiet);
+  if (cli.kernel_times) {
+    kernel_times::stop();
+    if (!quiet) {
+      std::cerr << "\nkernel times (Kokkos fenced after every kernel), the compute phases:\n";
+      kernel_times::print_summary(std::cerr, kernel_times::totals(), "compute", 3);
+      std::cerr << "every phase's kernels: " << (out_dir / "kernel-times.json").string() << "\n";
+    }
+  }
   if (!quiet) std::cout << "\nresults: " << (out_dir / "results.json").string() << "\n";
   return code;
 }

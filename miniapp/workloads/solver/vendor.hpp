@@ -77,6 +77,7 @@ class Lu {
   // matrix = P L U in place (pivots kept); an exact zero pivot is left for the caller's check.
   void factor(const Space& space, Scalar* matrix) {
     (void)space, (void)matrix;
+    const compat::ProfilingRegion region("vendor getrf");  // no Kokkos kernel: a tool sees this region
     if constexpr (is_host_space<Space>()) {
 #if MINIAPP_HAVE_HOST_LAPACK
       HostThreads threads(vendor_threads<Space>());
@@ -113,6 +114,7 @@ class Lu {
   // x = A^-1 x from the factors of `matrix`.
   void solve(const Space& space, const Scalar* matrix, Scalar* x) {
     (void)space, (void)matrix, (void)x;
+    const compat::ProfilingRegion region("vendor getrs");
     if constexpr (is_host_space<Space>()) {
 #if MINIAPP_HAVE_HOST_LAPACK
       HostThreads threads(vendor_threads<Space>());
