@@ -32,6 +32,11 @@ import time
 
 BEGIN, END = "<!-- peers.py begin -->", "<!-- peers.py end -->"
 
+# The CPUs this process may use, read before NumPy loads its OpenMP runtime: with OMP_PROC_BIND
+# set, libgomp binds this process's main thread to one CPU as it loads, and a child started from
+# it would inherit that one CPU (the mini-app's threads all on it). Every mini-app run gets these.
+START_CPUS = os.sched_getaffinity(0)
+
 
 def split_at_markers(text):
     """(before, after) of the block between the markers, each marker line kept; None without them."""
@@ -129,14 +134,14 @@ def deck_text(table, space, repetitions):
     return "\n".join(lines) + "\n"
 
 
-def run_miniapp(binary, deck, env):
+def run_miniapp(binary, deck, env, threads):
     """{(case, variant): median compute seconds}; raises on a failed run or a failed verification."""
     with tempfile.TemporaryDirectory() as out:
         path = os.path.join(out, "peers.yaml")
         with open(path, "w") as f:
             f.write(deck)
         done = subprocess.run([binary, path, "--output", os.path.join(out, "results")], env=env,
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, preexec_fn=lambda: os.sched_setaffinity(0, START_CPUS))
         if done.returncode != 0:
             raise RuntimeError(f"miniapp exited with {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
         with open(os.path.join(out, "results", "results.json")) as f:
@@ -147,7 +152,12 @@ def run_miniapp(binary, deck, env):
             raise RuntimeError(f"{m['case']} {m['variant']}: verification failed: {m['verification']['detail']}")
         # The regression's compute is the whole fit of `iterations` steps, as its NumPy form is.
         times[(m["case"], m["variant"])] = m["seconds"]["compute"]["median"]
-    return times, results.get("provenance", {})
+    provenance = results.get("provenance", {})
+    allowed = provenance.get("cpus_allowed")
+    if allowed is not None and allowed < min(threads, len(START_CPUS)):
+        raise RuntimeError(f"the mini-app could use {allowed} CPU(s) for {threads} threads (this script started with "
+                           f"{len(START_CPUS)}): its times would not be those of {threads} threads")
+    return times, provenance
 
 
 def time_numpy(form, repetitions):
@@ -205,7 +215,8 @@ def ratio_rows(table, mini, peer):
 
 def markdown_table(result_rows, where, args, provenance, rounds, repetitions):
     """The table, under a line naming the machine, the threads, both sides' versions and the rounds."""
-    header = (f"Machine: {where}; {args.threads} threads (OpenMP space `{args.space}`, NumPy's BLAS "
+    header = (f"Machine: {where}; {args.threads} threads on {provenance.get('cpus_allowed', '?')} CPUs "
+              f"(OpenMP space `{args.space}`, NumPy's BLAS "
               f"{numpy_blas()}); "
               f"NumPy {np.__version__}; Kokkos {provenance.get('kokkos_version', '?')}; medians of {rounds} "
               f"alternating rounds of {repetitions} repetitions; ratio = NumPy time / mini-app time.")
@@ -254,7 +265,7 @@ def main(argv):
     provenance = {}
     for r in range(rounds):
         try:
-            times, provenance = run_miniapp(args.miniapp, deck, env)
+            times, provenance = run_miniapp(args.miniapp, deck, env, args.threads)
         except RuntimeError as e:
             print(f"peers.py: {e}", file=sys.stderr)
             return 1
@@ -280,7 +291,8 @@ def main(argv):
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(machine=where, threads=args.threads, space=args.space, numpy=np.__version__,
-                           numpy_blas=numpy_blas(), rounds=rounds, repetitions=repetitions, quick=args.quick,
+                           numpy_blas=numpy_blas(), miniapp_cpus_allowed=provenance.get("cpus_allowed"),
+                           start_cpus=len(START_CPUS), rounds=rounds, repetitions=repetitions, quick=args.quick,
                            rows=result_rows), f, indent=1)
     return 0
 

@@ -36,7 +36,9 @@ status=$?
 [ "$status" -eq 2 ] && grep -q "no single" "$out/refused.log" \
   || { cat "$out/refused.log"; echo "FAIL: --update on a file without markers exited $status"; exit 1; }
 printf 'above\n<!-- peers.py begin -->\nold table\n<!-- peers.py end -->\nbelow\n' >"$out/page.md"
-/usr/bin/python3 "$SRC/benchmarks/peers.py" --quick --miniapp "$MINIAPP" --json "$out/peers.json" \
+# OMP_PROC_BIND in the script's own environment: NumPy's OpenMP runtime then binds the script's
+# main thread to one CPU as it loads, and the mini-app must still get every CPU the script had.
+OMP_PROC_BIND=spread OMP_PLACES=threads /usr/bin/python3 "$SRC/benchmarks/peers.py" --quick --miniapp "$MINIAPP" --json "$out/peers.json" \
   --update "$out/page.md" || {
   echo "FAIL: peers.py exited with $?"
   exit 1
@@ -49,7 +51,12 @@ grep -q "old table" "$out/page.md" && { cat "$out/page.md"; echo "FAIL: --update
 # Every row of the table must have both sides measured: at least one variant per workload row.
 /usr/bin/python3 - "$out/peers.json" <<'PY' || exit 1
 import json, sys
-rows = json.load(open(sys.argv[1]))["rows"]
+data = json.load(open(sys.argv[1]))
+if data["miniapp_cpus_allowed"] != data["start_cpus"]:
+    print(f"FAIL: the mini-app could use {data['miniapp_cpus_allowed']} CPU(s), peers.py started with "
+          f"{data['start_cpus']}")
+    sys.exit(1)
+rows = data["rows"]
 workloads = {r["workload"].split(",")[0].split(" ")[0] for r in rows}
 bad = [r for r in rows if not (r["numpy_ms"] > 0 and r["miniapp_ms"] > 0)]
 if bad or len({r["workload"] for r in rows}) < 6:
