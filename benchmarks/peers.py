@@ -171,19 +171,32 @@ def time_numpy(form, repetitions):
 
 
 def machine():
-    model, flags = None, set()
+    """CPU model name, its family and model numbers (VMs often name no model: Sapphire Rapids is
+    model 143, Ice Lake server 106, Zen 3 family 25), CPUs, ISA and the L2 per core."""
+    model, numbers, flags = None, {}, set()
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name") and model is None:
-                    model = line.split(":", 1)[1].strip()
-                if line.startswith("flags"):
-                    flags = set(line.split(":", 1)[1].split())
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key == "model name" and model is None:
+                    model = value.strip()
+                elif key in ("cpu family", "model") and key not in numbers:
+                    numbers[key] = value.strip()
+                elif key == "flags":
+                    flags = set(value.split())
     except OSError:
         pass
     model = model or platform.processor() or "unknown CPU"
+    if numbers:
+        model += f" (family {numbers.get('cpu family', '?')} model {numbers.get('model', '?')})"
     isa = "AVX-512F" if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE/other"
-    return f"{model}, {os.cpu_count()} CPUs, {isa}"
+    try:
+        with open("/sys/devices/system/cpu/cpu0/cache/index2/size") as f:
+            l2 = f", L2 {f.read().strip()} per core"
+    except OSError:
+        l2 = ""
+    return f"{model}, {os.cpu_count()} CPUs, {isa}{l2}"
 
 
 def numpy_blas():
