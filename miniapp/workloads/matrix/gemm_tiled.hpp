@@ -284,6 +284,16 @@ inline long host_l2_bytes() {
 // GPU: 32 x 64 tiles of C (64 lanes per team in float32, 128 in float64: many small teams),
 // and as deep a k slice as 24 KiB of scratch holds, (32 + 64) x TK scalars: TK 64 in float32,
 // 32 in float64 (the H100 search that chose them). The searches: docs/tuning-notes.md.
+inline constexpr int kCacheLine = 64;
+
+// p rounded up to the next cache line (64 bytes).
+template <class Scalar>
+KOKKOS_INLINE_FUNCTION Scalar* to_cache_line(Scalar* const p) {
+  constexpr std::uintptr_t line = 64;
+  const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(p);
+  return reinterpret_cast<Scalar*>((address + line - 1) / line * line);
+}
+
 template <class Scalar, class Space>
 TileShape default_tiles(const std::size_t m, const std::size_t n, const int concurrency) {
   if (!is_host_space<Space>()) return {32, 64, static_cast<int>(256 / sizeof(Scalar))};
@@ -324,7 +334,11 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
   const int b_panel_stride = kHost ? TK * RN : RN, b_k_stride = kHost ? RN : TN;
   const SliceLayout slices{TM, TN, TK, a_panel_stride, a_k_stride, b_panel_stride, b_k_stride};
 
-  const std::size_t bytes = Scratch::shmem_size(TM * TK) + Scratch::shmem_size(b_panels * RN * TK);
+  // Host: each slice padded by a cache line and started on one. Kokkos 3.4 hands out level-1
+  // scratch 48 bytes past a 64-byte line on OpenMP, and every 64-byte load of a packed panel then
+  // straddled two lines.
+  const int pad = kHost ? kCacheLine / static_cast<int>(sizeof(Scalar)) : 0;
+  const std::size_t bytes = Scratch::shmem_size(TM * TK + pad) + Scratch::shmem_size(b_panels * RN * TK + pad);
   Policy policy(space, league, team_size, vector_length);
   const int level = bytes <= static_cast<std::size_t>(policy.scratch_size_max(0)) ? 0 : 1;
   policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
@@ -335,10 +349,10 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
         const int first_tile = team.league_rank() / tiles_n * run;
         const int end_tile = first_tile + run < tiles_m ? first_tile + run : tiles_m;
         const int tile_j = team.league_rank() % tiles_n * TN;
-        Scratch a_slice(team.team_scratch(level), TM * TK);
-        Scratch b_slice(team.team_scratch(level), b_panels * RN * TK);
-        Scalar* const ap = a_slice.data();
-        Scalar* const bp = b_slice.data();
+        Scratch a_slice(team.team_scratch(level), TM * TK + pad);
+        Scratch b_slice(team.team_scratch(level), b_panels * RN * TK + pad);
+        Scalar* const ap = pad > 0 ? to_cache_line(a_slice.data()) : a_slice.data();
+        Scalar* const bp = pad > 0 ? to_cache_line(b_slice.data()) : b_slice.data();
         for (int k0 = 0; k0 < K; k0 += TK) {
           const int depth = K - k0 < TK ? K - k0 : TK;
           for (int t = first_tile; t < end_tile; ++t) {
