@@ -858,6 +858,23 @@ class RealRun(ReportChecks):
         self.assertTrue(all(m["roofline"] is None for m in doc["measurements"]))
         self.assertFalse(os.path.exists(os.path.join(results, "calibration.json")))
 
+    def test_advice_on_a_kernel_times_run_says_its_times_are_a_profiles(self):
+        """A --kernel-times run's results (a fence after every kernel) are advised on with a note
+        saying so; a plain run's advice has no such note."""
+        notes = {}
+        for name, extra in (("fenced", ["--kernel-times"]), ("plain", [])):
+            results = os.path.join(self.tmp, name)
+            r = run(os.path.join(HERE, "real-run.yaml"), "-o", results, "-q", "--no-calibrate", "--case", "real-matrix",
+                    *extra, env={"OMP_PROC_BIND": "false"})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(load_json(os.path.join(results, "results.json")).get("kernels_fenced"), bool(extra) or None)
+            self.assertEqual(os.path.exists(os.path.join(results, "kernel-times.json")), bool(extra))
+            a = run("advise", results)
+            self.assertEqual(a.returncode, 0, a.stderr)
+            notes[name] = a.stdout
+        self.assertIn("with --kernel-times", notes["fenced"])
+        self.assertNotIn("with --kernel-times", notes["plain"])
+
 
 class Roofline(ReportChecks):
     """Synthetic results with a calibration block: a roofline per calibrated space."""

@@ -105,6 +105,11 @@ def analyse(rs: ResultSet, profile: Optional[Tuple[str, dict]] = None, link_gbps
     if rs.duplicates:
         notes.append(f"{len(rs.duplicates)} measurement(s) appear in more than one results file (Serial runs in every "
                      "run of a thread sweep, for one); the first read is used, e.g. " + "; ".join(rs.duplicates[:3]))
+    fenced = [s.path for s in rs.sources if s.kernels_fenced]
+    if fenced:
+        notes.append(f"{len(fenced)} results file(s) come from runs with --kernel-times ({fenced[0]}, ...): Kokkos "
+                     "fenced after every kernel, so their times are a profile's, slower than a plain run's where "
+                     "launches dominate; advise on a run without it")
     if not rs.calibration:
         notes.append("no calibration in these results (made with --no-calibrate, or by an older mini-app): no "
                      "roofline, and the link bandwidth cannot come from the probe")

@@ -119,6 +119,7 @@ class Source:
     deck: Deck
     calibration: Dict[str, Calibration]  # space -> its probe
     measurements: List[dict]    # as written; read into Points by points()
+    kernels_fenced: bool = False  # miniapp --kernel-times: a fence after every kernel (a profile's times)
 
 
 @dataclass
@@ -266,7 +267,8 @@ def read_source(path: str, directory: str = "") -> Source:
         provenance=provenance,
         deck=Deck(file=deck.get("file"), title=deck.get("title"), text=deck.get("text"), cases=deck.get("cases") or []),
         calibration=_calibration(doc, path),
-        measurements=doc.get("measurements") if isinstance(doc.get("measurements"), list) else [])
+        measurements=doc.get("measurements") if isinstance(doc.get("measurements"), list) else [],
+        kernels_fenced=doc.get("kernels_fenced") is True)
 
 
 def _median(m: dict, phase: str) -> float:
