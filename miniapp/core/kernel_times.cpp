@@ -1,6 +1,7 @@
 #include "miniapp/core/kernel_times.hpp"
 
 #include "miniapp/core/json_writer.hpp"
+#include "miniapp/core/kokkos_compat.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -126,17 +127,9 @@ void on_end_copy() {
 
 template <class Push, class Pop, class Begin, class End, class BeginCopy, class EndCopy>
 void set_callbacks(Push push, Pop pop, Begin begin, End end, BeginCopy begin_copy, EndCopy end_copy) {
-  namespace tools = Kokkos::Tools::Experimental;
-  tools::set_push_region_callback(push);
-  tools::set_pop_region_callback(pop);
-  tools::set_begin_parallel_for_callback(begin);
-  tools::set_end_parallel_for_callback(end);
-  tools::set_begin_parallel_reduce_callback(begin);
-  tools::set_end_parallel_reduce_callback(end);
-  tools::set_begin_parallel_scan_callback(begin);
-  tools::set_end_parallel_scan_callback(end);
-  tools::set_begin_deep_copy_callback(begin_copy);
-  tools::set_end_deep_copy_callback(end_copy);
+  compat::set_region_and_kernel_callbacks(push, pop, begin, end);
+  Kokkos::Tools::Experimental::set_begin_deep_copy_callback(begin_copy);
+  Kokkos::Tools::Experimental::set_end_deep_copy_callback(end_copy);
 }
 
 std::string milliseconds(double seconds) {

@@ -105,6 +105,21 @@ class ProfilingRegion {
 };
 
 
+// Sets Kokkos' region and kernel callbacks (nullptr clears them): what a Kokkos Tools library
+// gets, for a listener inside the program (--kernel-times, the tests).
+template <class Push, class Pop, class Begin, class End>
+void set_region_and_kernel_callbacks(Push push, Pop pop, Begin begin, End end) {
+  namespace tools = Kokkos::Tools::Experimental;
+  tools::set_push_region_callback(push);
+  tools::set_pop_region_callback(pop);
+  tools::set_begin_parallel_for_callback(begin);
+  tools::set_end_parallel_for_callback(end);
+  tools::set_begin_parallel_reduce_callback(begin);
+  tools::set_end_parallel_reduce_callback(end);
+  tools::set_begin_parallel_scan_callback(begin);
+  tools::set_end_parallel_scan_callback(end);
+}
+
 // ---- Concurrent execution-space instances and pinned host memory (distance, chunked output) ----
 // A device-to-host copy overlaps a kernel only when both are enqueued on different instances and
 // the host memory is pinned. Host spaces have nothing to overlap: one instance, plain host memory.

@@ -7,6 +7,7 @@
 #include "miniapp/core/deck.hpp"
 #include "miniapp/core/harness.hpp"
 #include "miniapp/core/kernel_times.hpp"
+#include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/core/workload.hpp"
 #include "space_types.hpp"
@@ -53,25 +54,11 @@ class RecordingTool {
  public:
   RecordingTool() {
     recorded.clear();
-    set(on_push, on_pop, on_begin, on_end);
+    compat::set_region_and_kernel_callbacks(on_push, on_pop, on_begin, on_end);
   }
-  ~RecordingTool() { set(nullptr, nullptr, nullptr, nullptr); }
+  ~RecordingTool() { compat::set_region_and_kernel_callbacks(nullptr, nullptr, nullptr, nullptr); }
   RecordingTool(const RecordingTool&) = delete;
   RecordingTool& operator=(const RecordingTool&) = delete;
-
- private:
-  template <class Push, class Pop, class Begin, class End>
-  static void set(Push push, Pop pop, Begin begin, End end) {
-    namespace tools = Kokkos::Tools::Experimental;
-    tools::set_push_region_callback(push);
-    tools::set_pop_region_callback(pop);
-    tools::set_begin_parallel_for_callback(begin);
-    tools::set_end_parallel_for_callback(end);
-    tools::set_begin_parallel_reduce_callback(begin);
-    tools::set_end_parallel_reduce_callback(end);
-    tools::set_begin_parallel_scan_callback(begin);
-    tools::set_end_parallel_scan_callback(end);
-  }
 };
 
 // Kokkos names a kernel launched without a label after its functor's type (typeid's mangled

@@ -286,7 +286,9 @@ inline long host_l2_bytes() {
 // 32 in float64 (the H100 search that chose them). The searches: docs/tuning-notes.md.
 inline constexpr int kCacheLine = 64;
 
-// p rounded up to the next cache line (64 bytes).
+// p rounded up to the next cache line (64 bytes). On host spaces each packed slice is padded by a
+// line and starts on one: Kokkos 3.4 hands out OpenMP level-1 scratch 48 bytes past a line, and
+// every 64-byte load of a packed panel then straddled two lines.
 template <class Scalar>
 KOKKOS_INLINE_FUNCTION Scalar* to_cache_line(Scalar* const p) {
   constexpr std::uintptr_t line = 64;
@@ -334,10 +336,7 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
   const int b_panel_stride = kHost ? TK * RN : RN, b_k_stride = kHost ? RN : TN;
   const SliceLayout slices{TM, TN, TK, a_panel_stride, a_k_stride, b_panel_stride, b_k_stride};
 
-  // Host: each slice padded by a cache line and started on one. Kokkos 3.4 hands out level-1
-  // scratch 48 bytes past a 64-byte line on OpenMP, and every 64-byte load of a packed panel then
-  // straddled two lines.
-  const int pad = kHost ? kCacheLine / static_cast<int>(sizeof(Scalar)) : 0;
+  const int pad = kHost ? kCacheLine / static_cast<int>(sizeof(Scalar)) : 0;  // see to_cache_line
   const std::size_t bytes = Scratch::shmem_size(TM * TK + pad) + Scratch::shmem_size(b_panels * RN * TK + pad);
   Policy policy(space, league, team_size, vector_length);
   const int level = bytes <= static_cast<std::size_t>(policy.scratch_size_max(0)) ? 0 : 1;
