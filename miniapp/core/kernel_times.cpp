@@ -203,7 +203,7 @@ std::string to_json(const std::vector<RegionTotal>& regions) {
     j.begin_object();
     j.array("path", r.path);
     j.field("entries", r.entries);
-    j.field("seconds", r.path.empty() ? 0.0 : r.seconds);
+    j.field("seconds", r.seconds);
     j.field("kernel_seconds", r.kernel_seconds());
     j.key("kernels").begin_array();
     for (const KernelTotal& k : r.kernels) {

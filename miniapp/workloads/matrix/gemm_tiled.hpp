@@ -275,15 +275,6 @@ inline long host_l2_bytes() {
 #endif
 }
 
-// The space's tiles for an m x n product, on `concurrency` threads.
-// Host: 128 x 256 x 128, both packed slices, (128 + 256) x 128 float64 = 384 KiB, in a core's L2
-// and one B panel (TK x RN, 16 KiB at most) in L1: the best of a search on a 512 KiB L2. Where
-// the L2 is 2 MiB or more, 256 x 512 x 256 (the A slice, 512 KiB, in a quarter of it, the B panel
-// 32 KiB of 48 KiB of L1), which packs A and B half as often per flop and was the best of a search
-// there at n = 1024 and 4096; only while the product still gives every thread two tiles.
-// GPU: 32 x 64 tiles of C (64 lanes per team in float32, 128 in float64: many small teams),
-// and as deep a k slice as 24 KiB of scratch holds, (32 + 64) x TK scalars: TK 64 in float32,
-// 32 in float64 (the H100 search that chose them). The searches: docs/tuning-notes.md.
 inline constexpr int kCacheLine = 64;
 
 // p rounded up to the next cache line (64 bytes). On host spaces each packed slice is padded by a
@@ -296,6 +287,15 @@ KOKKOS_INLINE_FUNCTION Scalar* to_cache_line(Scalar* const p) {
   return reinterpret_cast<Scalar*>((address + line - 1) / line * line);
 }
 
+// The space's tiles for an m x n product, on `concurrency` threads.
+// Host: 128 x 256 x 128, both packed slices, (128 + 256) x 128 float64 = 384 KiB, in a core's L2
+// and one B panel (TK x RN, 16 KiB at most) in L1: the best of a search on a 512 KiB L2. Where
+// the L2 is 2 MiB or more, 256 x 512 x 256 (the A slice, 512 KiB, in a quarter of it, the B panel
+// 32 KiB of 48 KiB of L1), which packs A and B half as often per flop and was the best of a search
+// there at n = 1024 and 4096; only while the product still gives every thread two tiles.
+// GPU: 32 x 64 tiles of C (64 lanes per team in float32, 128 in float64: many small teams),
+// and as deep a k slice as 24 KiB of scratch holds, (32 + 64) x TK scalars: TK 64 in float32,
+// 32 in float64 (the H100 search that chose them). The searches: docs/tuning-notes.md.
 template <class Scalar, class Space>
 TileShape default_tiles(const std::size_t m, const std::size_t n, const int concurrency) {
   if (!is_host_space<Space>()) return {32, 64, static_cast<int>(256 / sizeof(Scalar))};
