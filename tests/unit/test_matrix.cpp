@@ -270,18 +270,26 @@ TYPED_TEST(MatrixTest, EveryVariantVerifiesUnderEveryPolicy) {
   }
 }
 
-// The large host tiles on a product that is no multiple of them: one partial tile in each
-// direction, a last k slice of 14, every edge of the packing at the large depth.
+// The wide host tiles (and a larger shape) on a product that is no multiple of them: one partial
+// tile in each direction, a last k slice shorter than the others, every edge of the packing at
+// a large depth, with beta (C0 scaled into the first slice) and without (C0 not read).
 TYPED_TEST(MatrixTest, TiledGemmLargeTilesVerifyOnPartialTiles) {
   using Space = TypeParam;
   if (!is_host_space<Space>()) GTEST_SKIP() << "the large tiles are the host's (1.5 MiB of scratch per team)";
-  const matrix::Params p = rectangular(300, 530, 270, {256, 512, 256});
-  matrix::Gemm<double, Space> d(p, "gemm-tiled", 0);
-  const Measurement md = measure(d, Space(), spec_for(MirrorPolicy::AllResident, 1));
-  EXPECT_TRUE(md.verification.passed) << md.verification.detail;
-  matrix::Gemm<float, Space> f(p, "gemm-tiled", 0);
-  const Measurement mf = measure(f, Space(), spec_for(MirrorPolicy::AllResident, 1));
-  EXPECT_TRUE(mf.verification.passed) << mf.verification.detail;
+  for (const matrix::TileShape tiles : {matrix::TileShape{128, 512, 128}, matrix::TileShape{256, 512, 256}}) {
+    for (const double beta : {0.5, 0.0}) {
+      matrix::Params p = rectangular(300, 530, 270, tiles);
+      p.beta = beta;
+      const std::string shape = std::to_string(tiles.m) + "x" + std::to_string(tiles.n) + "x" +
+                                std::to_string(tiles.k) + " beta " + std::to_string(beta) + ": ";
+      matrix::Gemm<double, Space> d(p, "gemm-tiled", 0);
+      const Measurement md = measure(d, Space(), spec_for(MirrorPolicy::AllResident, 1));
+      EXPECT_TRUE(md.verification.passed) << shape << md.verification.detail;
+      matrix::Gemm<float, Space> f(p, "gemm-tiled", 0);
+      const Measurement mf = measure(f, Space(), spec_for(MirrorPolicy::AllResident, 1));
+      EXPECT_TRUE(mf.verification.passed) << shape << mf.verification.detail;
+    }
+  }
 }
 
 // Runs of row tiles (the host packs B once per run and k slice): 3, 5 and 7 row tiles in one
@@ -350,13 +358,19 @@ TYPED_TEST(MatrixTest, TiledGemmDefaultTilesAndOverrides) {
   EXPECT_EQ(single.tiles().m, f.m);
   if (is_host_space<Space>()) {
     EXPECT_EQ(f.k, d.k);
-    // The large host tiles only where the L2 holds their A slice and the product gives every
-    // thread two of them: never for a 1024 x 1024 product on 64 threads (8 tiles).
+    // The wide host tiles only where the L2 holds their slices and the product gives every
+    // thread two of them: never for a 1024 x 1024 product on 64 threads (16 tiles).
     const matrix::TileShape crowded = matrix::default_tiles<double, Space>(1024, 1024, 64);
     EXPECT_EQ(crowded.m, 128);
     EXPECT_EQ(crowded.n, 256);
+    EXPECT_EQ(crowded.k, 128);
+    const bool wide = matrix::host_l2_bytes() >= (1L << 20);
     const matrix::TileShape big = matrix::default_tiles<double, Space>(4096, 4096, 2);
-    EXPECT_EQ(big.m, matrix::host_l2_bytes() >= (2L << 20) ? 256 : 128);
+    EXPECT_EQ(big.n, wide ? 512 : 256);
+    // Wide tiles hold 1 KiB of each packed row: twice float64's depth in float32.
+    const matrix::TileShape big32 = matrix::default_tiles<float, Space>(4096, 4096, 2);
+    EXPECT_EQ(big32.k, wide ? 256 : 128);
+    EXPECT_EQ(big32.n, big.n);
   } else {
     EXPECT_EQ((f.m + f.n) * f.k * sizeof(float), 24u * 1024);
     EXPECT_EQ((d.m + d.n) * d.k * sizeof(double), 24u * 1024);

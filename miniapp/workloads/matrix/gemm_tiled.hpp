@@ -7,15 +7,17 @@
 //
 // The same kernel runs on every space; only the tile sizes, the team size and the order of the
 // packed panels differ (per-space defaults in default_tiles()):
-// - host: one thread per team; each panel is contiguous over its whole k range, so a B panel
-//   stays in L1 while the thread sweeps the A panels of the tile (the GotoBLAS packing), packed
-//   from raw row pointers (pack_a_host, pack_b_host);
+// - host: one thread per team; each panel is contiguous over its whole k range, so an A panel
+//   stays in L1 while the thread sweeps the B panels of the tile from L2, along the same rows of
+//   C (the same pages; sweeping down the A panels instead ran 1.3x slower at n = 4096), packed
+//   from raw row pointers, and each block goes from registers to C in vectors
+//   (gemm_tiled_host.hpp);
 // - GPU: one thread per register block; panels interleaved k-major, so the threads of a warp
 //   read consecutive scratch words (no bank conflicts) while they share a k.
 
 #include "miniapp/core/kernel_unit.hpp"
-#include "miniapp/core/host_simd.hpp"
 #include "miniapp/core/spaces.hpp"
+#include "miniapp/workloads/matrix/gemm_tiled_host.hpp"
 #include "miniapp/workloads/matrix/params.hpp"
 
 #include <algorithm>
@@ -23,8 +25,6 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
-
-#include <unistd.h>
 
 namespace miniapp::matrix {
 
@@ -51,17 +51,6 @@ struct RegisterBlock {
   static_assert(kTileMultiple % rows == 0, "tile multiple must hold a block's rows");
   static_assert(is_host_space<Space>() || kTileMultiple % cols == 0, "tile multiple must hold a GPU block");
 };
-
-// GCC vectorizes the micro-kernel's k loop itself (a reduction over k into the register block),
-// which reverses every B row and A column with permutes and is slower than the block vectorized
-// on its own (docs/tuning-notes.md). Passing the panel pointer through an empty asm statement
-// makes each step's loads opaque to that, and costs nothing. Host compilers only: device passes
-// and other compilers get a no-op.
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
-#define MINIAPP_OPAQUE_POINTER(p) asm("" : "+r"(p))
-#else
-#define MINIAPP_OPAQUE_POINTER(p) (void)(p)
-#endif
 
 // The team packs alpha * A(i0 .. i0+TM, k0 .. k0+TK) into RM-row panels at `ap`: element (r, kk) at
 // (r / RM) * panel_stride + kk * k_stride + r % RM, zero past the matrix's edges. Rows over
@@ -98,53 +87,6 @@ KOKKOS_INLINE_FUNCTION void pack_b(const Member& team, const BView& B, const int
   });
 }
 
-// The host's packing, one thread per team: the same panels as pack_a and pack_b (k_stride RM and
-// RN), from raw row pointers of the LayoutRight matrices and only the `depth` columns of k the
-// micro-kernel reads. The generic forms above cost a third of the host GEMM's time (a View index
-// and a bounds check per element, with the views' pointers reloaded each time); these are loads,
-// a multiply and contiguous stores, and copies of whole RN-wide rows of B.
-template <int RM, class Scalar, class AView>
-KOKKOS_INLINE_FUNCTION void pack_a_host(const Scalar alpha, const AView& A, const int i0, const int k0, const int TM,
-                                        const int depth, Scalar* const ap, const int panel_stride) {
-  static_assert(std::is_same<typename AView::array_layout, Kokkos::LayoutRight>::value, "rows are contiguous");
-  const int M = static_cast<int>(A.extent(0));
-  const std::size_t row_stride = A.stride(0);
-  const Scalar* const a0 = A.data() + k0;
-  for (int p = 0; p < TM / RM; ++p) {
-    Scalar* const panel = ap + p * panel_stride;
-    const int first = i0 + p * RM;
-    const Scalar* rows[RM];
-    for (int r = 0; r < RM; ++r) rows[r] = a0 + std::size_t(first + r < M ? first + r : 0) * row_stride;
-    if (first + RM <= M) {
-      for (int kk = 0; kk < depth; ++kk)
-        for (int r = 0; r < RM; ++r) panel[kk * RM + r] = alpha * rows[r][kk];
-    } else {
-      for (int kk = 0; kk < depth; ++kk)
-        for (int r = 0; r < RM; ++r) panel[kk * RM + r] = first + r < M ? alpha * rows[r][kk] : Scalar(0);
-    }
-  }}
-
-// Columns from j0 + TN on (the next tile's, where TN is no multiple of RN) are packed as zeros.
-template <int RN, class Scalar, class BView>
-KOKKOS_INLINE_FUNCTION void pack_b_host(const BView& B, const int k0, const int j0, const int TN, const int depth,
-                                        Scalar* const bp, const int panel_stride) {
-  static_assert(std::is_same<typename BView::array_layout, Kokkos::LayoutRight>::value, "rows are contiguous");
-  const int N = j0 + TN < static_cast<int>(B.extent(1)) ? j0 + TN : static_cast<int>(B.extent(1));
-  const std::size_t row_stride = B.stride(0);
-  for (int kk = 0; kk < depth; ++kk) {
-    const Scalar* const row = B.data() + std::size_t(k0 + kk) * row_stride;
-    for (int q = 0; q < (TN + RN - 1) / RN; ++q) {
-      Scalar* const dst = bp + q * panel_stride + kk * RN;
-      const int j = j0 + q * RN;
-      if (j + RN <= N) {
-        for (int c = 0; c < RN; ++c) dst[c] = row[j + c];
-      } else {
-        for (int c = 0; c < RN; ++c) dst[c] = j + c < N ? row[j + c] : Scalar(0);
-      }
-    }
-  }
-}
-
 // The tile, its k slice and where the packed slices put element (panel, kk, within):
 // panel * panel_stride + kk * k_stride + within.
 struct SliceLayout {
@@ -168,24 +110,6 @@ KOKKOS_INLINE_FUNCTION void pack_slices(const Member& team, const Scalar alpha, 
     pack_a<RM>(team, alpha, A, tile_i, k0, s.m, s.k, ap, s.a_panel_stride, s.a_k_stride);
     if (with_b) pack_b<RN>(team, B, k0, tile_j, s.k, s.n, bp, s.b_panel_stride, s.b_k_stride);
   }
-}
-
-// The host asks for the C block's rows before its micro-kernel runs (some thousand cycles), so
-// the update after it does not wait on memory: a team's C, revisited once per k slice, has left
-// the caches by then. GPUs and nvcc's host passes (MINIAPP_HOST_SIMD 0) skip it.
-template <bool Host, int RM, int RN, class CView>
-KOKKOS_INLINE_FUNCTION void prefetch_block(const CView& C, const int i0, const int j0, const int rows) {
-#if MINIAPP_HOST_SIMD
-  if constexpr (Host) {
-    for (int r = 0; r < rows; ++r) {
-      const auto* row = &C(i0 + r, j0);
-      for (int c = 0; c < RN; c += 64 / static_cast<int>(sizeof(*row))) __builtin_prefetch(row + c, 1, 3);
-      __builtin_prefetch(row + RN - 1, 1, 3);
-    }
-  }
-#else
-  (void)C, (void)i0, (void)j0, (void)rows;
-#endif
 }
 
 // Row tiles per team on the host: a team takes a run of row tiles of one tile column and, per k
@@ -221,58 +145,34 @@ KOKKOS_INLINE_FUNCTION void multiply_panels(const Scalar* a, const Scalar* b, co
   }
 }
 
-#if MINIAPP_HOST_SIMD
-// The host's micro-kernel: the same product with each row of the block held as explicit vectors
-// of the ISA's width. GCC vectorizes plain loops at 256 bits on AVX-512 machines (the default of
-// -mprefer-vector-width there), where an 8-row float64 block then needs 32 registers and spills;
-// vectors of 64 bytes keep it in 16 of AVX-512's 32.
-template <class Scalar, int RM, int RN>
-inline void multiply_panels_host(const Scalar* a, const Scalar* b, const int depth, const int a_k_stride,
-                                 const int b_k_stride, Scalar (&acc)[RM][RN]) {
-  constexpr int W = simd::kHostVectorBytes / static_cast<int>(sizeof(Scalar));
-  constexpr int NV = RN / W;
-  static_assert(RN % W == 0, "a block row is whole vectors");
-  typedef Scalar Vector __attribute__((vector_size(simd::kHostVectorBytes)));
-  Vector sum[RM][NV];
-  for (int r = 0; r < RM; ++r)
-    for (int v = 0; v < NV; ++v) sum[r][v] = Vector{};
-  for (int kk = 0; kk < depth; ++kk) {
-    MINIAPP_OPAQUE_POINTER(a);
-    Vector b_row[NV];
-    for (int v = 0; v < NV; ++v) __builtin_memcpy(&b_row[v], b + v * W, sizeof(Vector));
-    for (int r = 0; r < RM; ++r) {
-      const Vector a_value = a[r] - Vector{};  // a[r] in every lane: one broadcast load
-      for (int v = 0; v < NV; ++v) sum[r][v] += a_value * b_row[v];
-    }
-    a += a_k_stride;
-    b += b_k_stride;
-  }
-  for (int r = 0; r < RM; ++r)
-    for (int v = 0; v < NV; ++v) __builtin_memcpy(&acc[r][v * W], &sum[r][v], sizeof(Vector));
-}
-#endif
-
-// The block's product on this space: the explicit vectors on the host where this build has them.
-template <class Space, class Scalar, int RM, int RN>
-KOKKOS_INLINE_FUNCTION void multiply_block(const Scalar* a, const Scalar* b, const int depth, const int a_k_stride,
-                                           const int b_k_stride, Scalar (&acc)[RM][RN]) {
+// C's rows x cols block at (i0, j0) = start + the product of the A and B panels, start being
+// beta * C0 on the first k slice (C0 not read at all where beta is 0, as in BLAS) and C on the
+// later ones: on the host in explicit vectors where this build has them.
+template <class Space, int RM, int RN, class Scalar, class CView, class C0View>
+KOKKOS_INLINE_FUNCTION void add_block(const Scalar* a, const Scalar* b, const int depth, const int a_k_stride,
+                                      const int b_k_stride, const CView& C, const C0View& C0, const Scalar beta,
+                                      const int i0, const int j0, const int rows, const int cols, const bool first,
+                                      const bool read_c0) {
 #if MINIAPP_HOST_SIMD
   if constexpr (is_host_space<Space>()) {
-    multiply_panels_host(a, b, depth, a_k_stride, b_k_stride, acc);
+    static_assert(std::is_same<typename CView::array_layout, Kokkos::LayoutRight>::value &&
+                      std::is_same<typename C0View::array_layout, Kokkos::LayoutRight>::value,
+                  "rows are contiguous");
+    const BlockStart start = !first ? BlockStart::c : read_c0 ? BlockStart::scaled_c0 : BlockStart::zero;
+    const HostBlock<Scalar> out{&C(i0, j0), C.stride(0), read_c0 ? &C0(i0, j0) : nullptr, C0.stride(0), beta,
+                                start, rows, cols};
+    multiply_into_c_host<Scalar, RM, RN>(a, b, depth, a_k_stride, b_k_stride, out);
     return;
   }
 #endif
+  Scalar acc[RM][RN] = {};
   multiply_panels(a, b, depth, a_k_stride, b_k_stride, acc);
-}
-
-// Bytes of one core's L2 cache, 0 where the system does not say (glibc reads it from cpuid).
-inline long host_l2_bytes() {
-#if defined(_SC_LEVEL2_CACHE_SIZE)
-  static const long bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  return bytes > 0 ? bytes : 0;
-#else
-  return 0;
-#endif
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      const Scalar start = first ? (read_c0 ? beta * C0(i0 + r, j0 + c) : Scalar(0)) : C(i0 + r, j0 + c);
+      C(i0 + r, j0 + c) = start + acc[r][c];
+    }
+  }
 }
 
 inline constexpr int kCacheLine = 64;
@@ -289,19 +189,20 @@ KOKKOS_INLINE_FUNCTION Scalar* to_cache_line(Scalar* const p) {
 
 // The space's tiles for an m x n product, on `concurrency` threads.
 // Host: 128 x 256 x 128, both packed slices, (128 + 256) x 128 float64 = 384 KiB, in a core's L2
-// and one B panel (TK x RN, 16 KiB at most) in L1: the best of a search on a 512 KiB L2. Where
-// the L2 is 2 MiB or more, 256 x 512 x 256 (the A slice, 512 KiB, in a quarter of it, the B panel
-// 32 KiB of 48 KiB of L1), which packs A and B half as often per flop and was the best of a search
-// there at n = 1024 and 4096; only while the product still gives every thread two tiles.
+// and one A panel (RM x TK, 8 KiB) in L1: the best of a search on a 512 KiB L2. Where the L2 is
+// 1 MiB or more, 128 x 512 tiles with 1 KiB of each packed row, k 128 in float64 and 256 in
+// float32: 640 KiB of slices, half as many packings of A per flop, the best of a search on a
+// 1.25 MiB L2 at n = 1024 and 4096 (1.13x and 1.16x the narrower tiles in float64); only while
+// the product still gives every thread two tiles.
 // GPU: 32 x 64 tiles of C (64 lanes per team in float32, 128 in float64: many small teams),
 // and as deep a k slice as 24 KiB of scratch holds, (32 + 64) x TK scalars: TK 64 in float32,
 // 32 in float64 (the H100 search that chose them). The searches: docs/tuning-notes.md.
 template <class Scalar, class Space>
 TileShape default_tiles(const std::size_t m, const std::size_t n, const int concurrency) {
   if (!is_host_space<Space>()) return {32, 64, static_cast<int>(256 / sizeof(Scalar))};
-  const TileShape large{256, 512, 256};
-  const std::size_t large_tiles = ((m + large.m - 1) / large.m) * ((n + large.n - 1) / large.n);
-  if (host_l2_bytes() >= (2L << 20) && large_tiles >= 2 * static_cast<std::size_t>(concurrency)) return large;
+  const TileShape wide{128, 512, static_cast<int>(1024 / sizeof(Scalar))};
+  const std::size_t wide_tiles = ((m + wide.m - 1) / wide.m) * ((n + wide.n - 1) / wide.n);
+  if (host_l2_bytes() >= (1L << 20) && wide_tiles >= 2 * static_cast<std::size_t>(concurrency)) return wide;
   return {128, 256, 128};
 }
 
@@ -359,26 +260,21 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
             pack_slices<kHost, RM, RN>(team, alpha, A, B, tile_i, tile_j, k0, depth, t == first_tile, slices, ap, bp);
             team.team_barrier();
             const bool first = k0 == 0;
-            // A panels vary fastest: on the host one B panel is reused from L1 across the tile's
-            // A panels; on a GPU neighbouring threads read neighbouring A panels.
+            // Host: B panels vary fastest, so one A panel is reused from L1 across the tile's B
+            // panels while they stream from L2, and consecutive blocks update the same rows of C
+            // (the same pages). GPU: A panels vary fastest, so neighbouring threads read
+            // neighbouring A panels.
             Kokkos::parallel_for(Kokkos::TeamVectorRange(team, blocks), [&](const int block) {
-              const int p = block % a_panels, q = block / a_panels;
+              const int p = kHost ? block / b_panels : block % a_panels;
+              const int q = kHost ? block % b_panels : block / a_panels;
               const Scalar* a = ap + p * a_panel_stride;
               const Scalar* b = bp + q * b_panel_stride;
               const int i0 = tile_i + p * RM, j0 = tile_j + q * RN;
               const int rows = M - i0 < RM ? M - i0 : RM;
               const int last = tile_j + TN < N ? tile_j + TN : N;  // the tile's or the matrix's edge
               const int cols = last - j0 < RN ? last - j0 : RN;
-              prefetch_block<kHost, RM, RN>(C, i0, j0, rows);
-              Scalar acc[RM][RN] = {};
-              multiply_block<Space>(a, b, depth, a_k_stride, b_k_stride, acc);
-              for (int r = 0; r < rows; ++r) {
-                for (int c = 0; c < cols; ++c) {
-                  // The first slice starts C from beta*C0 (not read at all when beta is 0, as in BLAS).
-                  const Scalar start = first ? (read_c0 ? beta * C0(i0 + r, j0 + c) : Scalar(0)) : C(i0 + r, j0 + c);
-                  C(i0 + r, j0 + c) = start + acc[r][c];
-                }
-              }
+              add_block<Space, RM, RN>(a, b, depth, a_k_stride, b_k_stride, C, C0, beta, i0, j0, rows, cols,
+                                       first, read_c0);
             });
             team.team_barrier();
           }
