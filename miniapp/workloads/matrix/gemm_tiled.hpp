@@ -36,14 +36,17 @@ struct TileShape {
 // (8 accumulators) of the 16 registers SSE2/AVX2 have; on AVX-512's 32, 8 rows where the block is
 // written in explicit vectors (MINIAPP_HOST_SIMD; GCC's own code for an 8-row float64 block ran
 // several times slower), with three registers per row (24 accumulators: 8 broadcasts and 3 loads
-// feed 24 FMAs; float32 took two while its B panel had to stay in L1). A wider block spills on
-// SSE2 (docs/tuning-notes.md). GPU: fixed (the host ISA must not change what device code is compiled).
+// feed 24 FMAs; float32 took two while its B panel had to stay in L1). On AVX2, float32 rows of
+// three registers too (12 accumulators, 3 loads and a broadcast: all 16 registers; 1.5x faster
+// than two), float64 two (three ran 1.1x slower). A wider block spills on SSE2
+// (docs/tuning-notes.md). GPU: fixed (the host ISA must not change what device code is compiled).
 template <class Scalar, class Space>
 struct RegisterBlock {
   static constexpr bool wide = is_host_space<Space>() && simd::kHostVectorRegisters >= 32 &&
                                (sizeof(Scalar) == 4 || MINIAPP_HOST_SIMD);
   static constexpr int rows = wide ? 8 : 4;
-  static constexpr int vectors = wide && MINIAPP_HOST_SIMD ? 3 : 2;
+  static constexpr bool avx2_float = is_host_space<Space>() && simd::kHostVectorBytes == 32 && sizeof(Scalar) == 4;
+  static constexpr int vectors = MINIAPP_HOST_SIMD && (wide || avx2_float) ? 3 : 2;
   static constexpr int cols = is_host_space<Space>() ? vectors * simd::kHostVectorBytes / static_cast<int>(sizeof(Scalar))
                                                      : (sizeof(Scalar) == 4 ? 8 : 4);
   // Tile rows hold whole blocks; a tile's columns need not (the host's last panel of a tile is
