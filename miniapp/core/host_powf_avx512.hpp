@@ -20,11 +20,9 @@
 // the caller's general pow: `special` marks them.
 
 #if defined(__AVX512F__)
-#include <immintrin.h>
+#include "miniapp/core/host_powf_tables.hpp"
 
-#include <cmath>
-#include <cstdint>
-#include <cstring>
+#include <immintrin.h>
 
 // GCC 12 warns that the intrinsics' own placeholder operands may be used uninitialized wherever
 // they inline (GCC bug 105593, fixed in 13).
@@ -41,26 +39,13 @@ struct Tables {
   __m512d exp2_sixteenths[2];  // 2^(j/16)
 };
 
-inline constexpr std::int32_t kSplit = 0x3f330000;  // the bits of 0.69921875, where z's range starts
-inline constexpr int kIndexShift = 23 - 4;            // 16 subintervals: the top 4 bits of z - split
-
 inline Tables make_tables() {
-  alignas(64) double inverse[16], logs[16], exps[16];
-  for (int i = 0; i < 16; ++i) {
-    float low, high;
-    const std::int32_t low_bits = kSplit + (i << kIndexShift), high_bits = low_bits + (1 << kIndexShift);
-    std::memcpy(&low, &low_bits, sizeof(low));
-    std::memcpy(&high, &high_bits, sizeof(high));
-    const bool holds_one = low <= 1.0f && 1.0f < high;
-    inverse[i] = holds_one ? 1.0 : 2.0 / (static_cast<double>(low) + static_cast<double>(high));
-    logs[i] = static_cast<double>(-std::log2(static_cast<long double>(inverse[i])));
-    exps[i] = static_cast<double>(std::exp2(static_cast<long double>(i) / 16));
-  }
+  const powf_tables::Values v = powf_tables::values();
   Tables t;
   for (int h = 0; h < 2; ++h) {
-    t.inverse_centre[h] = _mm512_load_pd(inverse + 8 * h);
-    t.log_centre[h] = _mm512_load_pd(logs + 8 * h);
-    t.exp2_sixteenths[h] = _mm512_load_pd(exps + 8 * h);
+    t.inverse_centre[h] = _mm512_loadu_pd(v.inverse + 8 * h);
+    t.log_centre[h] = _mm512_loadu_pd(v.logs + 8 * h);
+    t.exp2_sixteenths[h] = _mm512_loadu_pd(v.exps + 8 * h);
   }
   return t;
 }
@@ -68,47 +53,28 @@ inline Tables make_tables() {
 // Eight lanes: z in [0.699, 1.398), k the exponent, index the subinterval (bits 3:0 are read),
 // y the exponent of the power. Returns the double 2^(y log2 x) and marks |y log2 x| >= 126.
 inline __m512d power8(const Tables& t, __m512d z, __m512d k, __m512i index, __m512d y, __mmask8& out_of_range) {
-  constexpr double inv_ln2 = 1.4426950408889634074;  // 1/ln 2
-  constexpr double ln2 = 0.69314718055994530942;
   const __m512d inverse = _mm512_permutex2var_pd(t.inverse_centre[0], index, t.inverse_centre[1]);
   const __m512d log_c = _mm512_permutex2var_pd(t.log_centre[0], index, t.log_centre[1]);
   const __m512d r = _mm512_fmsub_pd(z, inverse, _mm512_set1_pd(1.0));
-  // log2(1 + r) / r = (1/ln 2) (1 - r/2 + r^2/3 - ... - r^7/8)
-  __m512d p = _mm512_set1_pd(-inv_ln2 / 8);
-  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(inv_ln2 / 7));
-  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(-inv_ln2 / 6));
-  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(inv_ln2 / 5));
-  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(-inv_ln2 / 4));
-  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(inv_ln2 / 3));
-  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(-inv_ln2 / 2));
-  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(inv_ln2));
-  const __m512d log2x = _mm512_fmadd_pd(r, p, _mm512_add_pd(k, log_c));
+  const __m512d log2x = _mm512_fmadd_pd(r, powf_tables::log2_1p_over_r(r), _mm512_add_pd(k, log_c));
   const __m512d w = _mm512_mul_pd(y, log2x);
   out_of_range = _mm512_cmp_pd_mask(_mm512_abs_pd(w), _mm512_set1_pd(126.0), _CMP_NLT_UQ);
-  // w rounded to sixteenths: adding 1.5 * 2^48 leaves round(16 w) in the low bits of the sum.
-  const __m512d shifter = _mm512_set1_pd(0x1.8p48);
+  const __m512d shifter = _mm512_set1_pd(powf_tables::kSixteenthsShifter);
   const __m512d shifted = _mm512_add_pd(w, shifter);
   const __m512d sixteenths = _mm512_sub_pd(shifted, shifter);
   const __m512d f = _mm512_sub_pd(w, sixteenths);
   const __m512d table = _mm512_permutex2var_pd(t.exp2_sixteenths[0], _mm512_castpd_si512(shifted), t.exp2_sixteenths[1]);
-  // 2^f = e^(f ln 2) through the f^5 term
-  __m512d q = _mm512_set1_pd(ln2 * ln2 * ln2 * ln2 * ln2 / 120);
-  q = _mm512_fmadd_pd(q, f, _mm512_set1_pd(ln2 * ln2 * ln2 * ln2 / 24));
-  q = _mm512_fmadd_pd(q, f, _mm512_set1_pd(ln2 * ln2 * ln2 / 6));
-  q = _mm512_fmadd_pd(q, f, _mm512_set1_pd(ln2 * ln2 / 2));
-  q = _mm512_fmadd_pd(q, f, _mm512_set1_pd(ln2));
-  q = _mm512_fmadd_pd(q, f, _mm512_set1_pd(1.0));
   // vscalefpd multiplies by 2^floor(sixteenths): the whole part n, with j/16 in the table
-  return _mm512_scalef_pd(_mm512_mul_pd(table, q), sixteenths);
+  return _mm512_scalef_pd(_mm512_mul_pd(table, powf_tables::exp2_small(f)), sixteenths);
 }
 
 // 16 lanes of pow(x, y); `special` marks the lanes the fast path does not cover (their values in
 // the result are meaningless).
 inline __m512 power16(const Tables& t, __m512 x, __m512 y, __mmask16& special) {
   const __m512i ix = _mm512_castps_si512(x), iy = _mm512_castps_si512(y);
-  const __m512i offset = _mm512_sub_epi32(ix, _mm512_set1_epi32(kSplit));
+  const __m512i offset = _mm512_sub_epi32(ix, _mm512_set1_epi32(powf_tables::kSplit));
   const __m512i k = _mm512_srai_epi32(offset, 23);
-  const __m512i index = _mm512_srli_epi32(offset, kIndexShift);
+  const __m512i index = _mm512_srli_epi32(offset, powf_tables::kIndexShift);
   const __m512i iz = _mm512_sub_epi32(ix, _mm512_slli_epi32(k, 23));
   // x not a positive normal finite float: x - 2^-126 as unsigned wraps for zero, negatives and
   // subnormals, and lands at or above 0x7f000000 for infinities and NaN

@@ -5,8 +5,9 @@
 // threads of it lose to NumPy's single-threaded SIMD power. libmvec handles every special input
 // (zero, negative, infinite, NaN) as pow does, within 4 ulp (glibc's manual). Float on AVX-512
 // takes the register-table power of host_powf_avx512.hpp instead (libmvec's gathers bounded it),
-// with libmvec for the lanes that path leaves, and prefetches x and y: the call-free loop reached
-// its loads before the hardware prefetcher had them (35.6 -> 25 ms per 5e7 elements on 2 cores).
+// and on AVX2 with FMA that of host_powf_avx2.hpp, with libmvec for the lanes they leave, and
+// prefetches x and y: the call-free loop reached its loads before the hardware prefetcher had
+// them (35.6 -> 25 ms per 5e7 elements on 2 cores).
 //
 // MINIAPP_HOST_VECTOR_POW is 1 where the build links libmvec (MINIAPP_HAVE_LIBMVEC, set by the
 // top-level CMakeLists.txt on x86-64 glibc) and this is a host-compiler build (MINIAPP_HOST_SIMD:
@@ -26,6 +27,7 @@
 #endif
 
 #if MINIAPP_HOST_VECTOR_POW
+#include "miniapp/core/host_powf_avx2.hpp"
 #include "miniapp/core/host_powf_avx512.hpp"
 
 namespace miniapp::simd::mvec {
@@ -103,6 +105,20 @@ void pow(const Scalar* x, const Scalar* y, Scalar* z, std::size_t n) {
       __m512 c = powf16::power16(tables, a, b, special);
       if (special) c = _mm512_mask_blend_ps(special, c, mvec::pow(a, b));  // __m512 is mvec::Floats here
       _mm512_storeu_ps(z + e, c);
+    }
+  }
+#elif defined(__AVX2__) && defined(__FMA__)
+  if constexpr (sizeof(Scalar) == 4) {
+    static const powf8::Tables tables = powf8::make_tables();
+    constexpr std::size_t kAhead = 512;
+    for (; e + lanes <= n; e += lanes) {
+      _mm_prefetch(reinterpret_cast<const char*>(x + e + kAhead), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(y + e + kAhead), _MM_HINT_T0);
+      const __m256 a = _mm256_loadu_ps(x + e), b = _mm256_loadu_ps(y + e);
+      __m256i special;
+      __m256 c = powf8::power8(tables, a, b, special);
+      if (!_mm256_testz_si256(special, special)) c = _mm256_blendv_ps(c, mvec::pow(a, b), _mm256_castsi256_ps(special));
+      _mm256_storeu_ps(z + e, c);
     }
   }
 #endif
