@@ -87,38 +87,48 @@ inline Doubles pow(Doubles x, Doubles y) {
 }
 }  // namespace mvec
 
+// One vector of float x ** y by the register-table power of the build's ISA, the lanes it
+// leaves by libmvec.
+#if defined(__AVX512F__)
+#define MINIAPP_REGISTER_TABLE_POW 1
+using RegisterTables = powf16::Tables;
+inline RegisterTables make_register_tables() { return powf16::make_tables(); }
+inline void pow_vector(const RegisterTables& tables, const float* x, const float* y, float* z) {
+  const __m512 a = _mm512_loadu_ps(x), b = _mm512_loadu_ps(y);
+  __mmask16 special;
+  __m512 c = powf16::power16(tables, a, b, special);
+  if (special) c = _mm512_mask_blend_ps(special, c, mvec::pow(a, b));  // __m512 is mvec::Floats here
+  _mm512_storeu_ps(z, c);
+}
+#elif defined(__AVX2__) && defined(__FMA__)
+#define MINIAPP_REGISTER_TABLE_POW 1
+using RegisterTables = powf8::Tables;
+inline RegisterTables make_register_tables() { return powf8::make_tables(); }
+inline void pow_vector(const RegisterTables& tables, const float* x, const float* y, float* z) {
+  const __m256 a = _mm256_loadu_ps(x), b = _mm256_loadu_ps(y);
+  __m256i special;
+  __m256 c = powf8::power8(tables, a, b, special);
+  if (!_mm256_testz_si256(special, special)) c = _mm256_blendv_ps(c, mvec::pow(a, b), _mm256_castsi256_ps(special));
+  _mm256_storeu_ps(z, c);
+}
+#else
+#define MINIAPP_REGISTER_TABLE_POW 0
+#endif
+
 // z[e] = pow(x[e], y[e]) for e in [0, n); a tail shorter than a vector is padded with ones.
 template <class Scalar>
 void pow(const Scalar* x, const Scalar* y, Scalar* z, std::size_t n) {
   using Vector = std::conditional_t<sizeof(Scalar) == 4, mvec::Floats, mvec::Doubles>;
   constexpr std::size_t lanes = mvec::kVectorBytes / sizeof(Scalar);
   std::size_t e = 0;
-#if defined(__AVX512F__)
+#if MINIAPP_REGISTER_TABLE_POW
   if constexpr (sizeof(Scalar) == 4) {
-    static const powf16::Tables tables = powf16::make_tables();
+    static const RegisterTables tables = make_register_tables();
     constexpr std::size_t kAhead = 512;  // elements ahead of the loads: 2 KiB of each array
     for (; e + lanes <= n; e += lanes) {
       _mm_prefetch(reinterpret_cast<const char*>(x + e + kAhead), _MM_HINT_T0);
       _mm_prefetch(reinterpret_cast<const char*>(y + e + kAhead), _MM_HINT_T0);
-      const __m512 a = _mm512_loadu_ps(x + e), b = _mm512_loadu_ps(y + e);
-      __mmask16 special;
-      __m512 c = powf16::power16(tables, a, b, special);
-      if (special) c = _mm512_mask_blend_ps(special, c, mvec::pow(a, b));  // __m512 is mvec::Floats here
-      _mm512_storeu_ps(z + e, c);
-    }
-  }
-#elif defined(__AVX2__) && defined(__FMA__)
-  if constexpr (sizeof(Scalar) == 4) {
-    static const powf8::Tables tables = powf8::make_tables();
-    constexpr std::size_t kAhead = 512;
-    for (; e + lanes <= n; e += lanes) {
-      _mm_prefetch(reinterpret_cast<const char*>(x + e + kAhead), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(y + e + kAhead), _MM_HINT_T0);
-      const __m256 a = _mm256_loadu_ps(x + e), b = _mm256_loadu_ps(y + e);
-      __m256i special;
-      __m256 c = powf8::power8(tables, a, b, special);
-      if (!_mm256_testz_si256(special, special)) c = _mm256_blendv_ps(c, mvec::pow(a, b), _mm256_castsi256_ps(special));
-      _mm256_storeu_ps(z + e, c);
+      pow_vector(tables, x + e, y + e, z + e);
     }
   }
 #endif
