@@ -6,17 +6,23 @@
 #include "miniapp/core/host_simd.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
 
+#if MINIAPP_HOST_SIMD
 namespace miniapp::solver {
 
-// The batched LU for one host thread on raw rows of A (row stride ld) and its right-hand side
-// (rhs[i * rhs_stride]; b becomes x): the elimination and back substitution of lu_solve_one_team
-// in the same order, as plain loops. Through the team routine's nested ranges, MaxLoc reduction
-// and barriers each step of a 32 x 32 system cost more than its arithmetic; here each row update
-// is one contiguous loop the compiler vectorizes. Returns 0 or the column + 1 of the first pivot
-// not above `tiny`.
+// The batched LU for one host thread on the rows of [A | b] (row stride ld, b in column n, the
+// columns past it up to a whole pack zero; b becomes x): the elimination and back substitution
+// of lu_solve_one_team in the same order. Through the team routine's nested ranges, MaxLoc
+// reduction and barriers each step of a 32 x 32 system cost more than its arithmetic; here
+// each row update is a run of whole packs. In rows k and below, the columns left of k are no
+// longer read (the elimination carries b along, so L is not kept), so step k starts its packs at
+// the one holding column k and runs to the row's end, b and padding included: the same number
+// of packs for every row of a step, no remainder loop, and b's update is one of the packs.
+// Returns 0 or the column + 1 of the first pivot not above `tiny`.
 template <class Scalar>
-inline int lu_solve_rows(Scalar* const m, const int ld, const int n, Scalar* const rhs, const int rhs_stride,
-                         const Scalar tiny) {
+inline int lu_solve_rows(Scalar* const m, const int ld, const int n, const Scalar tiny) {
+  using P = simd::Pack<Scalar>;
+  constexpr int W = P::width;
+  const int end = (n + W) / W * W;  // columns [0, end): A, b and the padding
   // Column k's pivot search rides on step k - 1's row updates (each row's new entry in column k
   // is compared as the row is finished), so its chain of compares hides behind the updates; the
   // rows are visited in the same order with the same test, so the same pivot is chosen.
@@ -29,27 +35,23 @@ inline int lu_solve_rows(Scalar* const m, const int ld, const int n, Scalar* con
   for (int k = 0; k < n; ++k) {
     if (!(best > tiny)) return k + 1;
     Scalar* const pivot_row = m + k * ld;
+    const int first = k / W * W;
     if (p != k) {
       Scalar* const other = m + p * ld;
-      for (int j = k; j < n; ++j) {
-        const Scalar t = pivot_row[j];
-        pivot_row[j] = other[j];
-        other[j] = t;
+      for (int j = first; j < end; j += W) {
+        const typename P::type t = P::load(pivot_row + j);
+        P::store(pivot_row + j, P::load(other + j));
+        P::store(other + j, t);
       }
-      const Scalar t = rhs[k * rhs_stride];
-      rhs[k * rhs_stride] = rhs[p * rhs_stride];
-      rhs[p * rhs_stride] = t;
     }
     const Scalar inverse_pivot = Scalar(1) / pivot_row[k];
-    const Scalar bk = rhs[k * rhs_stride];
     int next_p = k + 1;
     Scalar next_best = 0;
     for (int i = k + 1; i < n; ++i) {
       Scalar* __restrict__ const row = m + i * ld;
       const Scalar* __restrict__ const source = pivot_row;
-      const Scalar l = row[k] * inverse_pivot;
-      for (int j = k + 1; j < n; ++j) row[j] -= l * source[j];
-      rhs[i * rhs_stride] -= l * bk;
+      const typename P::type l = typename P::type{} + row[k] * inverse_pivot;
+      for (int j = first; j < end; j += W) P::store(row + j, P::load(row + j) - l * P::load(source + j));
       if (k + 1 < n) {
         const Scalar v = compat::math::fabs(row[k + 1]);
         if (i == k + 1 || v > next_best) next_best = v, next_p = i;
@@ -58,14 +60,13 @@ inline int lu_solve_rows(Scalar* const m, const int ld, const int n, Scalar* con
     p = next_p, best = next_best;
   }
   for (int k = n - 1; k >= 0; --k) {
-    const Scalar xk = rhs[k * rhs_stride] / m[k * ld + k];
-    for (int i = 0; i < k; ++i) rhs[i * rhs_stride] -= m[i * ld + k] * xk;
-    rhs[k * rhs_stride] = xk;
+    const Scalar xk = m[k * ld + n] / m[k * ld + k];
+    for (int i = 0; i < k; ++i) m[i * ld + n] -= m[i * ld + k] * xk;
+    m[k * ld + n] = xk;
   }
   return 0;
 }
 
-#if MINIAPP_HOST_SIMD
 // A of system s into raw rows (row stride ld); returns max|A|, taken in packs of lanes, each lane
 // its own running maximum (v > m ? v : m, which passes over NaN as the scalar form does): one
 // scalar maximum is a chain of n^2 dependent max instructions, which took longer than the
@@ -96,17 +97,24 @@ inline Scalar copy_rows_with_max(const A& a, const int s, Scalar* const rows, co
   return scale;
 }
 
-// System s of the batch solved by one host thread on raw rows: A into `rows` (row stride ld) with
-// max|A|, b into rhs (rhs[i * rhs_stride]), lu_solve_rows, then x(s, .) and info(s).
+// System s of the batch solved by one host thread on the rows of [A | b] (row stride ld, a
+// multiple of the pack at least n + 1, as system_columns gives): A copied in with max|A|, b into
+// column n and zeros past it, lu_solve_rows, then x(s, .) and info(s). Compiled as a function of
+// its own, called once per system: inlined into batched-thread's loop over a run of systems, its
+// loops kept values on the stack that batched-team's kept in registers.
 template <class A, class B, class X, class Info, class Scalar>
-inline void solve_on_rows(const A& a, const B& b, const X& x, const Info& info, const int s, Scalar* const rows,
-                          const int ld, Scalar* const rhs, const int rhs_stride, const int n, const Scalar tiny_factor) {
+[[gnu::noinline]] void solve_on_rows(const A& a, const B& b, const X& x, const Info& info, const int s,
+                                     Scalar* const rows, const int ld, const int n, const Scalar tiny_factor) {
   const Scalar scale = copy_rows_with_max(a, s, rows, ld, n);
-  for (int i = 0; i < n; ++i) rhs[i * rhs_stride] = b(s, i);
-  const int result = lu_solve_rows(rows, ld, n, rhs, rhs_stride, tiny_factor * scale);
-  for (int i = 0; i < n; ++i) x(s, i) = result == 0 ? rhs[i * rhs_stride] : Scalar(0);
+  const int end = (n + simd::Pack<Scalar>::width) / simd::Pack<Scalar>::width * simd::Pack<Scalar>::width;
+  for (int i = 0; i < n; ++i) {
+    rows[i * ld + n] = b(s, i);
+    for (int j = n + 1; j < end; ++j) rows[i * ld + j] = Scalar(0);
+  }
+  const int result = lu_solve_rows(rows, ld, n, tiny_factor * scale);
+  for (int i = 0; i < n; ++i) x(s, i) = result == 0 ? rows[i * ld + n] : Scalar(0);
   info(s) = result;
 }
-#endif
 
 }  // namespace miniapp::solver
+#endif

@@ -60,9 +60,18 @@ template <class Scalar, class Space>
 using ScratchMatrix = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::scratch_memory_space,
                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
+// Columns of one system's [A | b] in the batched variants' work space: n + 1, and on host spaces
+// rounded up to whole 32-byte packs (simd::Pack), which the host's elimination runs over
+// (host_lu.hpp).
+template <class Scalar, class Space>
+constexpr std::size_t system_columns(std::size_t n) {
+  constexpr std::size_t pack = is_host_space<Space>() ? 32 / sizeof(Scalar) : 1;
+  return (n + 1 + pack - 1) / pack * pack;
+}
+
 template <class Scalar, class Space>
 std::size_t team_scratch_bytes(std::size_t n) {
-  return ScratchMatrix<Scalar, Space>::shmem_size(n, n + 1);
+  return ScratchMatrix<Scalar, Space>::shmem_size(n, system_columns<Scalar, Space>(n));
 }
 
 // Known once Kokkos is initialized (compat::team_scratch_size_max): asking before is a bug here.

@@ -96,7 +96,9 @@ class Batched : public Systems<Scalar, Space> {
     if (variant_ == Variant::BatchedTeam)
       if (const auto why = team_scratch_refusal<Scalar, Space>(n)) throw std::invalid_argument(*why);
     const std::size_t slices = thread ? thread_work_slices(Space(), systems) : kokkos_kernels ? systems : 0;
-    lu_ = Kokkos::View<Scalar***, BatchLayout, Device>("solver::lu", slices, n, n);
+    // batched-thread on a host space: [A | b] in each slice of lu (solve_thread_system)
+    const std::size_t columns = thread && is_host_space<Space>() ? system_columns<Scalar, Space>(n) : n;
+    lu_ = Kokkos::View<Scalar***, BatchLayout, Device>("solver::lu", slices, n, columns);
     rhs_ = Kokkos::View<Scalar**, BatchLayout, Device>("solver::rhs", thread ? slices : 0, n);
     pivots_ = Kokkos::View<int**, BatchLayout, Device>("solver::pivots", kokkos_kernels ? systems : 0, n);
   }
