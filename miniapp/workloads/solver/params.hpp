@@ -130,7 +130,7 @@ struct Description {
     return {
         {Variant::BatchedThread, "batched-thread",
          "one thread per system, LU with partial pivoting on a slice of a work View: the system's own on devices, "
-         "the thread's own on host spaces (each thread solves a run of consecutive systems on it)"},
+         "the thread's own on host spaces (each thread solves a run of consecutive systems on it, [A | b] as batched-team holds it in scratch)"},
         {Variant::BatchedTeam, "batched-team",
          "one team per system, [A | b] in team scratch, pivot search as a team MaxLoc reduction; scratch per team "
          "(float64): " + limits},
