@@ -293,6 +293,7 @@ void batched_team(const Space& space, const A& a, const B& b, const X& x, const 
   const Scalar tiny_factor = tiny_pivot_factor<Scalar>(a.extent(1));
   const std::size_t bytes = team_scratch_bytes<Scalar, Space>(a.extent(1));
   const int level = bytes <= team_scratch_limit<Space>(0) ? 0 : 1;
+  const int columns = static_cast<int>(system_columns<Scalar, Space>(a.extent(1)));
   constexpr bool kHost = is_host_space<Space>();
   // Rows go across the team's threads, columns across vector lanes (GPUs only).
   const int lanes = kHost ? 1 : n <= 8 ? 8 : n <= 16 ? 16 : 32;
@@ -301,7 +302,7 @@ void batched_team(const Space& space, const A& a, const B& b, const X& x, const 
   Kokkos::parallel_for(
       "solver::batched-team", policy, KOKKOS_LAMBDA(const Member& team) {
         const int s = team.league_rank();
-        const Scratch m(team.team_scratch(level), n, system_columns<Scalar, Space>(n));
+        const Scratch m(team.team_scratch(level), n, columns);
         solve_team_system<kHost>(team, a, b, x, info, s, m, n, tiny_factor);
       });
 }
