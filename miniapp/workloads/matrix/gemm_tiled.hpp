@@ -178,8 +178,6 @@ KOKKOS_INLINE_FUNCTION void add_block(const Scalar* a, const Scalar* b, const in
   }
 }
 
-inline constexpr int kCacheLine = 64;
-
 // p rounded up to the next cache line (64 bytes). On host spaces each packed slice is padded by a
 // line and starts on one: Kokkos 3.4 hands out OpenMP level-1 scratch 48 bytes past a line, and
 // every 64-byte load of a packed panel then straddled two lines.

@@ -25,6 +25,8 @@
 
 namespace miniapp::matrix {
 
+inline constexpr int kCacheLine = 64;  // bytes
+
 // The host's packing, one thread per team: the same panels as pack_a and pack_b (k_stride RM and
 // RN), from raw row pointers of the LayoutRight matrices and only the `depth` columns of k the
 // micro-kernel reads. The generic forms above cost a third of the host GEMM's time (a View index
@@ -113,7 +115,7 @@ inline void multiply_into_c_host(const Scalar* a, const Scalar* b, const int dep
   constexpr int W = simd::kHostVectorBytes / static_cast<int>(sizeof(Scalar));
   constexpr int NV = RN / W;
   static_assert(RN % W == 0, "a block row is whole vectors");
-  constexpr int kLine = 64 / static_cast<int>(sizeof(Scalar));
+  constexpr int kLine = kCacheLine / static_cast<int>(sizeof(Scalar));
   constexpr int kRowLines = RN / kLine + 1;  // a row that starts inside a line touches one more
   typedef Scalar Vector __attribute__((vector_size(simd::kHostVectorBytes)));
   Vector sum[RM][NV];
