@@ -9,6 +9,14 @@
 #if MINIAPP_HOST_SIMD
 namespace miniapp::solver {
 
+static_assert(simd::kPackBytes == 32, "system_columns (params.hpp) pads host rows to whole 32-byte packs");
+
+// The end of the columns of [A | b] the host elimination runs over: n + 1 rounded up to a pack.
+template <class Scalar>
+constexpr int packed_row_end(const int n) {
+  return (n + simd::Pack<Scalar>::width) / simd::Pack<Scalar>::width * simd::Pack<Scalar>::width;
+}
+
 // The batched LU for one host thread on the rows of [A | b] (row stride ld, b in column n, the
 // columns past it up to a whole pack zero; b becomes x): the elimination and back substitution
 // of lu_solve_one_team in the same order. Through the team routine's nested ranges, MaxLoc
@@ -22,7 +30,7 @@ template <class Scalar>
 inline int lu_solve_rows(Scalar* const m, const int ld, const int n, const Scalar tiny) {
   using P = simd::Pack<Scalar>;
   constexpr int W = P::width;
-  const int end = (n + W) / W * W;  // columns [0, end): A, b and the padding
+  const int end = packed_row_end<Scalar>(n);  // columns [0, end): A, b and the padding
   // Column k's pivot search rides on step k - 1's row updates (each row's new entry in column k
   // is compared as the row is finished), so its chain of compares hides behind the updates; the
   // rows are visited in the same order with the same test, so the same pivot is chosen.
@@ -106,7 +114,7 @@ template <class A, class B, class X, class Info, class Scalar>
 [[gnu::noinline]] void solve_on_rows(const A& a, const B& b, const X& x, const Info& info, const int s,
                                      Scalar* const rows, const int ld, const int n, const Scalar tiny_factor) {
   const Scalar scale = copy_rows_with_max(a, s, rows, ld, n);
-  const int end = (n + simd::Pack<Scalar>::width) / simd::Pack<Scalar>::width * simd::Pack<Scalar>::width;
+  const int end = packed_row_end<Scalar>(n);
   for (int i = 0; i < n; ++i) {
     rows[i * ld + n] = b(s, i);
     for (int j = n + 1; j < end; ++j) rows[i * ld + j] = Scalar(0);
