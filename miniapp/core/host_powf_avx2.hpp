@@ -33,7 +33,7 @@ inline Tables make_tables() {
   const powf_tables::Values v = powf_tables::values();
   Tables t;
   for (int q = 0; q < 2; ++q) {
-    t.inverse_centre[q] = _mm256_loadu_ps(v.inverse_float + 8 * q);
+    t.inverse_centre[q] = _mm256_loadu_ps(v.inverse + 8 * q);
     t.log_high[q] = _mm256_loadu_ps(v.logs_high + 8 * q);
     t.log_low[q] = _mm256_loadu_ps(v.logs_low + 8 * q);
   }

@@ -43,7 +43,7 @@ inline Tables make_tables() {
   const powf_tables::Values v = powf_tables::values();
   Tables t;
   for (int h = 0; h < 2; ++h) {
-    t.inverse_centre[h] = _mm512_loadu_pd(v.inverse + 8 * h);
+    t.inverse_centre[h] = _mm512_cvtps_pd(_mm256_loadu_ps(v.inverse + 8 * h));
     t.log_centre[h] = _mm512_loadu_pd(v.logs + 8 * h);
     t.exp2_sixteenths[h] = _mm512_loadu_pd(v.exps + 8 * h);
   }

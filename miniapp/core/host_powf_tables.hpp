@@ -20,8 +20,9 @@ inline constexpr std::int32_t kSplit = 0x3f330000;  // the bits of 0.69921875, w
 inline constexpr int kIndexShift = 23 - 4;            // 16 subintervals: the top 4 bits of z - split
 
 struct Values {
-  double inverse[16], logs[16], exps[16];
-  float inverse_float[16], logs_high[16], logs_low[16];  // inverse, and logs as high + low
+  float inverse[16];  // 1/c, a float
+  double logs[16], exps[16];
+  float logs_high[16], logs_low[16];  // logs as high + low
 };
 
 inline Values values() {
@@ -33,8 +34,7 @@ inline Values values() {
     std::memcpy(&high, &high_bits, sizeof(high));
     const bool holds_one = low <= 1.0f && 1.0f < high;
     const double centre = (static_cast<double>(low) + static_cast<double>(high)) / 2;
-    v.inverse_float[i] = holds_one ? 1.0f : static_cast<float>(1.0 / centre);
-    v.inverse[i] = v.inverse_float[i];
+    v.inverse[i] = holds_one ? 1.0f : static_cast<float>(1.0 / centre);
     v.logs[i] = static_cast<double>(-std::log2(static_cast<long double>(v.inverse[i])));
     v.logs_high[i] = static_cast<float>(v.logs[i]);
     v.logs_low[i] = static_cast<float>(v.logs[i] - static_cast<double>(v.logs_high[i]));

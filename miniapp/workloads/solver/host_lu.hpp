@@ -5,16 +5,17 @@
 
 #include "miniapp/core/host_simd.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/workloads/solver/params.hpp"
 
 #if MINIAPP_HOST_SIMD
 namespace miniapp::solver {
 
 static_assert(simd::kPackBytes == 32, "system_columns (params.hpp) pads host rows to whole 32-byte packs");
 
-// The end of the columns of [A | b] the host elimination runs over: n + 1 rounded up to a pack.
+// The end of the columns of [A | b] the host elimination runs over: system_columns on the host.
 template <class Scalar>
-constexpr int packed_row_end(const int n) {
-  return (n + simd::Pack<Scalar>::width) / simd::Pack<Scalar>::width * simd::Pack<Scalar>::width;
+int packed_row_end(const int n) {
+  return static_cast<int>(system_columns<Scalar, Kokkos::DefaultHostExecutionSpace>(static_cast<std::size_t>(n)));
 }
 
 // The batched LU for one host thread on the rows of [A | b] (row stride ld, b in column n, the
