@@ -184,14 +184,14 @@ TYPED_TEST(SolverTest, EveryBatchedVariantVerifiesOnEveryOrderTheDecksDraw) {
 }
 
 // batched-thread on a host space solves runs of consecutive systems on one work slice per thread
-// (two slices per thread, every other one used), on a device one slice per system; batches
+// (two slices per thread, every other one used), on a device none (device_lu.hpp); batches
 // smaller than the slices take one per system there too. Every system of batches that end runs
 // unevenly, or are smaller than the slices, verifies and equals batched-team's answer: on host
 // spaces of host-compiler builds the two run one function on the same row layout (solve_on_rows),
 // so exactly; elsewhere the team routine orders its sums differently, so to the difference two
 // backward-stable solves of an order-12 random system may show (1.3e-12 against 0.0143 in one
 // of 2.7 million on the H200).
-// Devices get batches around 33 systems: their slice count is the system count, whatever it is.
+// Devices keep systems in registers or scratch (no work slices); they get batches around 33 systems.
 TYPED_TEST(SolverTest, BatchedThreadSolvesEverySystemOfEveryRun) {
   using Space = TypeParam;
   constexpr bool kHost = is_host_space<Space>();
@@ -199,7 +199,7 @@ TYPED_TEST(SolverTest, BatchedThreadSolvesEverySystemOfEveryRun) {
   const double tolerance = kHost && MINIAPP_HOST_SIMD ? 0 : kHost ? 1e-12 : 1e-9;
   for (const std::size_t systems : {std::size_t{1}, slices - 1, slices, slices + 1, 5 * slices + 3}) {
     SCOPED_TRACE(std::to_string(systems) + " systems");
-    const std::size_t expected = kHost && systems > slices ? slices : systems;
+    const std::size_t expected = !kHost ? 0 : systems > slices ? slices : systems;
     EXPECT_EQ(solver::thread_work_slices(Space(), systems), expected);
     solver::Kernel<double, Space> thread(params(systems), "batched-thread", 12);
     const Measurement m = measure(thread, Space(), spec_for(MirrorPolicy::AllResident));
@@ -211,6 +211,68 @@ TYPED_TEST(SolverTest, BatchedThreadSolvesEverySystemOfEveryRun) {
         EXPECT_NEAR(thread.solutions().host(s, i), team.solutions().host(s, i),
                     tolerance * (1 + std::abs(team.solutions().host(s, i))))
             << "system " << s << ", x" << i;
+  }
+}
+
+namespace {
+
+// batched-thread's two GPU mappings (device_lu.hpp) called directly, whatever the space picks for
+// n: systems of `kind` in the device's LayoutLeft, column `zero_column` of system 1 zeroed where
+// it is given, solved in registers or on lanes; returns the verification and the info values.
+template <class Scalar, class Space>
+std::pair<Verification, std::vector<int>> solve_mapped(const bool registers, const std::size_t systems,
+                                                       const std::size_t n, const solver::MatrixKind kind,
+                                                       const int zero_column = -1) {
+  Kokkos::View<Scalar***, Kokkos::LayoutLeft, Space> a("a", systems, n, n);
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Space> b("b", systems, n), x("x", systems, n);
+  Kokkos::View<int*, Space> info("info", systems);
+  auto ha = Kokkos::create_mirror_view(a);
+  auto hb = Kokkos::create_mirror_view(b);
+  solver::generate_on_host(kind, ha, hb, 77);
+  if (zero_column >= 0)
+    for (std::size_t i = 0; i < n; ++i) ha(1, i, zero_column) = 0;
+  Kokkos::deep_copy(a, ha);
+  Kokkos::deep_copy(b, hb);
+  Kokkos::deep_copy(x, Scalar(-1));
+  if (registers) {
+    solver::batched_thread_registers(Space(), a, b, x, info, static_cast<int>(n));
+  } else {
+    solver::batched_thread_lanes(Space(), a, b, x, info);
+  }
+  auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  auto hinfo = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), info);
+  std::vector<int> infos(hinfo.data(), hinfo.data() + systems);
+  return {solver::verify_systems<Scalar>(ha, hb, hx, hinfo, std::nullopt), infos};
+}
+
+}  // namespace
+
+// The GPU mappings on every space (on the host they run with one lane): every order each serves
+// and some past its boundaries (lanes: one lane group of 16, of 32, and more columns than 32
+// lanes, which loop), both precisions, random systems (which pivot) and diagonally dominant ones,
+// 37 systems so a team of several ends part-empty; a zero pivot is named by its column and no
+// other system is touched by it.
+TYPED_TEST(SolverTest, GpuMappingsOfBatchedThreadVerifyOnEveryOrderTheyServe) {
+  using Space = TypeParam;
+  using solver::MatrixKind;
+  std::vector<std::pair<bool, std::size_t>> cases;
+  for (std::size_t n = 1; n <= solver::kRegisterOrderMax; ++n) cases.push_back({true, n});
+  for (std::size_t n : {1, 7, 9, 15, 16, 31, 32, 33, 40, 70}) cases.push_back({false, n});
+  for (const auto& [registers, n] : cases) {
+    SCOPED_TRACE((registers ? "registers, n " : "lanes, n ") + std::to_string(n));
+    for (auto kind : {MatrixKind::Random, MatrixKind::DiagonallyDominant}) {
+      const auto [v64, info64] = solve_mapped<double, Space>(registers, 37, n, kind);
+      EXPECT_TRUE(v64.passed) << "float64: " << v64.detail;
+      const auto [v32, info32] = solve_mapped<float, Space>(registers, 37, n, kind);
+      EXPECT_TRUE(v32.passed) << "float32: " << v32.detail;
+    }
+    if (n < 3) continue;
+    const auto [v, info] = solve_mapped<double, Space>(registers, 5, n, MatrixKind::Random, 2);
+    EXPECT_FALSE(v.passed);
+    EXPECT_EQ(info, (std::vector<int>{0, 3, 0, 0, 0}));
+    const auto [singular, singular_info] = solve_mapped<double, Space>(registers, 3, n, MatrixKind::Singular);
+    EXPECT_FALSE(singular.passed);
+    for (const int i : singular_info) EXPECT_GT(i, 0);
   }
 }
 
@@ -468,6 +530,9 @@ TEST(SolverFootprint, CountsTheReferenceCopyOnTheHostAndEachVariantsWork) {
   spec.variant = "batched-thread";
   const Footprint thread = solver::SolverWorkload::footprint(p, spec);
   EXPECT_EQ(thread.space_bytes - team.space_bytes, 10u * (100u * 100u + 100u) * sizeof(double));
+  // On a device batched-thread keeps each system in registers or scratch: no work View.
+  EXPECT_EQ(solver::SolverWorkload::footprint_of(p, 100, sizeof(double), "batched-thread", false).space_bytes,
+            team.space_bytes);
   spec.variant = "dense-vendor";  // one system's column-major copy, the scale and the pivots
   const Footprint vendor = solver::SolverWorkload::footprint(p, spec);
   EXPECT_EQ(vendor.space_bytes - team.space_bytes, (100u * 100u + 1u) * sizeof(double) + 102u * sizeof(int));

@@ -11,6 +11,7 @@
 #include "miniapp/core/kokkos_kernels_compat.hpp"
 #include "miniapp/core/random.hpp"
 #include "miniapp/core/spaces.hpp"
+#include "miniapp/workloads/solver/device_lu.hpp"
 #include "miniapp/workloads/solver/host_lu.hpp"
 #include "miniapp/workloads/solver/params.hpp"
 
@@ -61,12 +62,6 @@ void generate(const Space& space, MatrixKind kind, const A& a, const B& b, std::
           a(s, i, j) = static_cast<Scalar>(matrix_entry(kind, seed, n, system, std::uint64_t(i), j));
         b(s, i) = static_cast<Scalar>(rhs_entry(seed, n, system, std::uint64_t(i)));
       });
-}
-
-// A pivot at most n * eps * max|A| counts as zero: the system is singular to working precision.
-template <class Scalar>
-Scalar tiny_pivot_factor(std::size_t n) {
-  return static_cast<Scalar>(n) * std::numeric_limits<Scalar>::epsilon();
 }
 
 // Whether a pivot u of the factors counts as zero against `tiny`: not above it, or not finite.
@@ -239,30 +234,31 @@ KOKKOS_INLINE_FUNCTION void solve_thread_system(const A& a, const B& b, const X&
   for (int i = 0; i < n; ++i) x(s, i) = result == 0 ? r(i) : Scalar(0);
 }
 
-// The slices of work batched_thread needs for `systems` systems on Space: one per system on a
-// device (system s's slice is s: with LayoutLeft, neighbouring threads' elements are neighbours in
-// memory); on a host space two per thread, of which a thread uses the first for a run of systems
-// (the factors of one system stay in its cache instead of going out to a work View as large as A)
-// and leaves the second empty: threads on neighbouring slices ran 1.4x slower on a 2-core Xeon
-// than with a slice between them (or with several runs per thread), probably because caches fetch
-// lines in pairs, so that the end of one slice and the start of the next went back and forth
-// between the cores.
+// The slices of work batched_thread needs for `systems` systems on Space: none on a device (its
+// mappings keep a system in registers or in scratch, device_lu.hpp); on a host space two per
+// thread, of which a thread uses the first for a run of systems (the factors of one system stay
+// in its cache instead of going out to a work View as large as A) and leaves the second empty:
+// threads on neighbouring slices ran 1.4x slower on a 2-core Xeon than with a slice between them
+// (or with several runs per thread), probably because caches fetch lines in pairs, so that the
+// end of one slice and the start of the next went back and forth between the cores. A batch
+// smaller than that gets one slice per system.
 template <class Space>
 std::size_t thread_work_slices(const Space& space, const std::size_t systems) {
   if constexpr (!is_host_space<Space>()) {
     (void)space;
-    return systems;
+    (void)systems;
+    return 0;
   } else {
     const auto slices = 2 * static_cast<std::size_t>(space.concurrency());
     return systems < slices ? systems : slices;
   }
 }
 
-// One system per thread, on slices of the work Views lu and rhs (thread_work_slices): slice s for
-// system s where there is one per system, else slice 2t for the t-th run of consecutive systems.
+// batched-thread on slices of the work Views lu and rhs (thread_work_slices): slice s for system
+// s where there is one per system, else slice 2t for the t-th run of consecutive systems.
 template <class Space, class A, class B, class X, class Info, class LU, class Rhs, MINIAPP_KERNEL_UNIT>
-void batched_thread(const Space& space, const A& a, const B& b, const X& x, const Info& info, const LU& lu,
-                    const Rhs& rhs) {
+void batched_thread_on_slices(const Space& space, const A& a, const B& b, const X& x, const Info& info, const LU& lu,
+                              const Rhs& rhs) {
   using Scalar = typename A::value_type;
   const int n = static_cast<int>(a.extent(1));
   const Scalar tiny_factor = tiny_pivot_factor<Scalar>(a.extent(1));
@@ -280,6 +276,23 @@ void batched_thread(const Space& space, const A& a, const B& b, const X& x, cons
         for (std::size_t s = systems * t / runs; s < systems * (t + 1) / runs; ++s)
           solve_thread_system<kHost>(a, b, x, info, lu, rhs, s, 2 * t, n, tiny_factor);
       });
+}
+
+// One system per thread: on a device in registers up to order kRegisterOrderMax, above it on the
+// vector lanes of one Kokkos thread (device_lu.hpp); on a host space on its work slices.
+template <class Space, class A, class B, class X, class Info, class LU, class Rhs, MINIAPP_KERNEL_UNIT>
+void batched_thread(const Space& space, const A& a, const B& b, const X& x, const Info& info, const LU& lu,
+                    const Rhs& rhs) {
+  const int n = static_cast<int>(a.extent(1));
+  if constexpr (!is_host_space<Space>()) {
+    if (n <= kRegisterOrderMax) {
+      batched_thread_registers(space, a, b, x, info, n);
+    } else {
+      batched_thread_lanes(space, a, b, x, info);
+    }
+  } else {
+    batched_thread_on_slices(space, a, b, x, info, lu, rhs);
+  }
 }
 
 // One system per team, [A | b] in team scratch (team_scratch_refusal says when it cannot fit).

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -67,6 +68,12 @@ template <class Scalar, class Space>
 constexpr std::size_t system_columns(std::size_t n) {
   constexpr std::size_t pack = is_host_space<Space>() ? 32 / sizeof(Scalar) : 1;
   return (n + 1 + pack - 1) / pack * pack;
+}
+
+// A pivot at most n * eps * max|A| counts as zero: the system is singular to working precision.
+template <class Scalar>
+Scalar tiny_pivot_factor(std::size_t n) {
+  return static_cast<Scalar>(n) * std::numeric_limits<Scalar>::epsilon();
 }
 
 template <class Scalar, class Space>
@@ -160,16 +167,22 @@ struct Description {
     // Under MPI, the systems of the rank that holds the most.
     Params mine = p;
     mine.systems = ranks::Slice::largest_part(p.systems, spec.ranks);
-    return footprint_of(mine, n, s, spec.variant);
+    bool host = true;  // a space not compiled in: the host's upper bound
+    for_each_space([&](auto tag) {
+      using Space = typename decltype(tag)::type;
+      if (space_name<Space>() == spec.space) host = is_host_space<Space>();
+    });
+    return footprint_of(mine, n, s, spec.variant, host);
   }
 
-  static Footprint footprint_of(const Params& p, std::size_t n, std::size_t s, const std::string& variant) {
+  static Footprint footprint_of(const Params& p, std::size_t n, std::size_t s, const std::string& variant,
+                                bool host_space = true) {
     const std::size_t inputs_outputs = p.systems * ((n * n + 2 * n) * s + sizeof(int));
     const VariantTable<Variant> table = variant_table();
     std::size_t work = 0;
-    // batched-thread: a slice per system, as on a device; an upper bound on a host space, where it
-    // takes at most two per thread (kernels.hpp, thread_work_slices).
-    if (is_variant(table, variant, Variant::BatchedThread)) work = p.systems * (n * n + n) * s;
+    // batched-thread on a host space: at most two slices per thread, bounded here by one per
+    // system (kernels.hpp, thread_work_slices); on a device none (registers or scratch).
+    if (is_variant(table, variant, Variant::BatchedThread) && host_space) work = p.systems * (n * n + n) * s;
     if (is_variant(table, variant, Variant::BatchedKokkosKernels)) work = p.systems * (n * n * s + n * sizeof(int));
     if (is_variant(table, variant, Variant::DenseBlocked))
       work = (n * n + n + 16 * n + 1) * s + n * sizeof(int);  // one system at a time: LU, rhs, leaf, pivots

@@ -1,0 +1,251 @@
+#pragma once
+// batched-thread's GPU mappings: one system per thread as a GPU runs threads. Up to order
+// kRegisterOrderMax a system is one GPU thread's registers (a neighbouring thread's system is
+// the neighbouring address of the batch's LayoutLeft Views, so every load is a whole warp's run
+// of bytes); above it one Kokkos thread is a vector of lanes (part of a warp, or a whole one)
+// over the columns of [A | b] in that thread's own scratch. On the H200 the earlier one CUDA
+// thread per system on a slice of a global work View took 0.21 ms for 10^5 systems of order 8
+// and 4.4 ms for 10^4 of order 32, against 16 and 21 us to move their bytes: the elimination
+// went through global memory, one dependent load after another. Plain Kokkos: the host spaces run
+// the same code (the unit tests check it there), with one lane.
+
+#include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/spaces.hpp"
+#include "miniapp/workloads/solver/params.hpp"
+
+#include <cstddef>
+
+namespace miniapp::solver {
+
+// Loops over a register array's indices unrolled, so the array stays in registers.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define MINIAPP_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(__HIPCC__)
+#define MINIAPP_UNROLL _Pragma("GCC unroll 16")
+#else
+#define MINIAPP_UNROLL
+#endif
+
+// The largest order kept in registers: [A | b] of order 8 is 72 values, 144 32-bit registers in
+// float64; order 10 (110 values) spilled to local memory in the sm_90 build.
+inline constexpr int kRegisterOrderMax = 8;
+
+// System s of order N in one thread's registers: copied in with max|A|, LU with partial pivoting
+// (the same steps and test as lu_solve_one_thread; rows swapped by selects, since registers
+// cannot be indexed by the pivot's row), then back substitution; x and info out.
+template <int N, class A, class B, class X, class Info, class Scalar>
+KOKKOS_INLINE_FUNCTION void solve_in_registers(const A& a, const B& b, const X& x, const Info& info,
+                                               const std::size_t s, const Scalar tiny_factor) {
+  Scalar m[N][N + 1];
+  Scalar scale = 0;
+  MINIAPP_UNROLL
+  for (int i = 0; i < N; ++i) {
+    MINIAPP_UNROLL
+    for (int j = 0; j < N; ++j) {
+      m[i][j] = a(s, i, j);
+      const Scalar v = compat::math::fabs(m[i][j]);
+      scale = v > scale ? v : scale;
+    }
+    m[i][N] = b(s, i);
+  }
+  const Scalar tiny = tiny_factor * scale;
+  int result = 0;
+  MINIAPP_UNROLL
+  for (int k = 0; k < N; ++k) {
+    Scalar best = compat::math::fabs(m[k][k]);
+    int p = k;
+    MINIAPP_UNROLL
+    for (int i = k + 1; i < N; ++i) {
+      const Scalar v = compat::math::fabs(m[i][k]);
+      if (v > best) best = v, p = i;
+    }
+    if (!(best > tiny)) {
+      result = k + 1;
+      break;
+    }
+    MINIAPP_UNROLL
+    for (int i = k + 1; i < N; ++i) {
+      const bool swap = i == p;
+      MINIAPP_UNROLL
+      for (int j = k; j <= N; ++j) {
+        const Scalar t = m[k][j];
+        m[k][j] = swap ? m[i][j] : t;
+        m[i][j] = swap ? t : m[i][j];
+      }
+    }
+    const Scalar inverse_pivot = Scalar(1) / m[k][k];
+    MINIAPP_UNROLL
+    for (int i = k + 1; i < N; ++i) {
+      const Scalar l = m[i][k] * inverse_pivot;
+      MINIAPP_UNROLL
+      for (int j = k + 1; j <= N; ++j) m[i][j] -= l * m[k][j];
+    }
+  }
+  if (result == 0) {
+    MINIAPP_UNROLL
+    for (int k = N - 1; k >= 0; --k) {
+      Scalar t = m[k][N];
+      MINIAPP_UNROLL
+      for (int j = k + 1; j < N; ++j) t -= m[k][j] * m[j][N];
+      m[k][N] = t / m[k][k];
+    }
+  }
+  MINIAPP_UNROLL
+  for (int i = 0; i < N; ++i) x(s, i) = result == 0 ? m[i][N] : Scalar(0);
+  info(s) = result;
+}
+
+// Every system of the batch in registers, order N (the caller's n).
+template <int N, class Space, class A, class B, class X, class Info>
+void batched_thread_registers(const Space& space, const A& a, const B& b, const X& x, const Info& info) {
+  using Scalar = typename A::value_type;
+  const Scalar tiny_factor = tiny_pivot_factor<Scalar>(N);
+  Kokkos::parallel_for(
+      "solver::batched-thread-registers", Kokkos::RangePolicy<Space>(space, 0, a.extent(0)),
+      KOKKOS_LAMBDA(const std::size_t s) { solve_in_registers<N>(a, b, x, info, s, tiny_factor); });
+}
+
+// Order n (1 <= n <= kRegisterOrderMax) to its instantiation.
+template <class Space, class A, class B, class X, class Info>
+void batched_thread_registers(const Space& space, const A& a, const B& b, const X& x, const Info& info, const int n) {
+  static_assert(kRegisterOrderMax == 8, "one case per order up to kRegisterOrderMax");
+  switch (n) {
+    case 1: return batched_thread_registers<1>(space, a, b, x, info);
+    case 2: return batched_thread_registers<2>(space, a, b, x, info);
+    case 3: return batched_thread_registers<3>(space, a, b, x, info);
+    case 4: return batched_thread_registers<4>(space, a, b, x, info);
+    case 5: return batched_thread_registers<5>(space, a, b, x, info);
+    case 6: return batched_thread_registers<6>(space, a, b, x, info);
+    case 7: return batched_thread_registers<7>(space, a, b, x, info);
+    case 8: return batched_thread_registers<8>(space, a, b, x, info);
+    default: Kokkos::abort("solver: batched_thread_registers: order outside 1..kRegisterOrderMax");
+  }
+}
+
+// System s by the vector lanes of one Kokkos thread, [A | b] (n x (n + 1)) in the thread's scratch
+// m: lanes run over columns in the copy, the row swap, the elimination (each lane takes its
+// columns down every row below the pivot, so a step is one pass) and over rows in the pivot
+// search (a MaxLoc vector reduction) and the column-oriented back substitution. Every vector loop
+// ends with its lanes in step (Kokkos synchronises them), and no loop writes what another lane
+// reads in the same loop.
+template <class Member, class A, class B, class X, class Info, class Matrix, class Scalar>
+KOKKOS_INLINE_FUNCTION void solve_on_lanes(const Member& thread, const A& a, const B& b, const X& x, const Info& info,
+                                           const std::size_t s, const Matrix& m, const int n,
+                                           const Scalar tiny_factor) {
+  using MaxLoc = Kokkos::MaxLoc<Scalar, int>;
+  Scalar scale = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::ThreadVectorRange(thread, n),
+      [&](const int j, Scalar& lane_max) {
+        for (int i = 0; i < n; ++i) {
+          const Scalar v = a(s, i, j);
+          m(i, j) = v;
+          const Scalar magnitude = compat::math::fabs(v);
+          if (magnitude > lane_max) lane_max = magnitude;
+        }
+      },
+      Kokkos::Max<Scalar>(scale));
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(thread, n), [&](const int i) { m(i, n) = b(s, i); });
+  const Scalar tiny = tiny_factor * scale;
+  int result = 0;
+  for (int k = 0; k < n; ++k) {
+    typename MaxLoc::value_type pivot;
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(thread, k, n),
+        [&](const int i, typename MaxLoc::value_type& best) {
+          const Scalar v = compat::math::fabs(m(i, k));
+          if (v > best.val) {
+            best.val = v;
+            best.loc = i;
+          }
+        },
+        MaxLoc(pivot));
+    if (!(pivot.val > tiny)) {  // the same value on every lane: all leave together
+      result = k + 1;
+      break;
+    }
+    const int p = pivot.loc;
+    if (p != k)
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(thread, k, n + 1), [&](const int j) {
+        const Scalar t = m(k, j);
+        m(k, j) = m(p, j);
+        m(p, j) = t;
+      });
+    const Scalar inverse_pivot = Scalar(1) / m(k, k);
+    // Column k is read, never written, in this step: every lane sees the same multipliers.
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(thread, k + 1, n + 1), [&](const int j) {
+      const Scalar pivot_row = m(k, j);
+      for (int i = k + 1; i < n; ++i) m(i, j) -= m(i, k) * inverse_pivot * pivot_row;
+    });
+  }
+  if (result == 0) {
+    // x_k is final once the rows below have been applied; it goes straight out, so column n is
+    // only ever read above row k in the step that writes it.
+    for (int k = n - 1; k >= 0; --k) {
+      const Scalar xk = m(k, n) / m(k, k);
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(thread, k + 1), [&](const int i) {
+        if (i < k) {
+          m(i, n) -= m(i, k) * xk;
+        } else {
+          x(s, k) = xk;
+        }
+      });
+    }
+  } else {
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(thread, n), [&](const int i) { x(s, i) = Scalar(0); });
+  }
+  Kokkos::single(Kokkos::PerThread(thread), [&]() { info(s) = result; });
+}
+
+// How the lanes mapping runs on Space for order n: lanes per system (a power of two at least as
+// many as the columns of [A | b], up to the space's vector length), systems per team (128 lanes
+// in all on a GPU, fewer where their scratch would not fit on chip), and the scratch level.
+struct LanesShape {
+  int lanes = 1, systems_per_team = 1, level = 0;
+  std::size_t bytes_per_system = 0;
+};
+
+template <class Scalar, class Space>
+LanesShape lanes_shape(const std::size_t n) {
+  LanesShape shape;
+  shape.bytes_per_system = ScratchMatrix<Scalar, Space>::shmem_size(n, n + 1);
+  if constexpr (is_host_space<Space>()) return shape;  // host teams are one thread of one lane
+  const int vector_max = Kokkos::TeamPolicy<Space>::vector_length_max();
+  shape.lanes = n + 1 <= 16 ? 16 : 32;
+  if (shape.lanes > vector_max) shape.lanes = vector_max;
+  shape.systems_per_team = 128 / shape.lanes;
+  const std::size_t on_chip = team_scratch_limit<Space>(0);
+  while (shape.systems_per_team > 1 && shape.systems_per_team * shape.bytes_per_system > on_chip)
+    shape.systems_per_team /= 2;
+  if (shape.bytes_per_system > on_chip) {
+    shape.level = 1;
+    shape.systems_per_team = 128 / shape.lanes;
+  }
+  return shape;
+}
+
+// Every system of the batch on the lanes of one Kokkos thread each (solve_on_lanes).
+template <class Space, class A, class B, class X, class Info>
+void batched_thread_lanes(const Space& space, const A& a, const B& b, const X& x, const Info& info) {
+  using Scalar = typename A::value_type;
+  using Policy = Kokkos::TeamPolicy<Space>;
+  using Member = typename Policy::member_type;
+  using Scratch = ScratchMatrix<Scalar, Space>;
+  const int n = static_cast<int>(a.extent(1));
+  const std::size_t systems = a.extent(0);
+  const Scalar tiny_factor = tiny_pivot_factor<Scalar>(a.extent(1));
+  const LanesShape shape = lanes_shape<Scalar, Space>(a.extent(1));
+  const int per_team = shape.systems_per_team, level = shape.level;
+  const int teams = static_cast<int>((systems + per_team - 1) / per_team);
+  Policy policy(space, teams, per_team, shape.lanes);
+  policy.set_scratch_size(level, Kokkos::PerThread(shape.bytes_per_system));
+  Kokkos::parallel_for(
+      "solver::batched-thread-lanes", policy, KOKKOS_LAMBDA(const Member& thread) {
+        const std::size_t s = std::size_t(thread.league_rank()) * per_team + thread.team_rank();
+        if (s >= systems) return;  // the last team's spare threads: no team-wide step follows
+        const Scratch m(thread.thread_scratch(level), n, n + 1);
+        solve_on_lanes(thread, a, b, x, info, s, m, n, tiny_factor);
+      });
+}
+
+}  // namespace miniapp::solver
