@@ -23,7 +23,7 @@
 #   scripts/gpu-run.sh BUNDLE [--budget SECONDS] [--arch sm_XX] [--backend cuda|host]
 #                             [--build-dir DIR] [--results DIR] [--decks D1.yaml,D2.yaml]
 #                             [--benchmarks copy,matrix,distance,solver,regression]
-#                             [--kokkos VERSION]
+#                             [--kokkos VERSION] [--skip STEP,STEP]
 #   scripts/gpu-run.sh --prebuilt [the same options but --arch]
 #
 #   BUNDLE      the bundle of scripts/bundle.sh (directory or .tar.xz)
@@ -41,6 +41,9 @@
 #   --results   default: docs/results of this project
 #   --decks     default: every input/*.yaml but quickstart.yaml, advise.yaml and kernel-times.yaml
 #   --benchmarks  which parts of the benchmark suite (default: all five; "none" for none)
+#   --skip      steps not to run, recorded as skipped: unit-tests, decks, advise, benchmarks,
+#               peers, kernel-times (a second stack in the same sitting, say, whose code the
+#               first run's unit tests and peers already covered)
 #   --kokkos    build and run on the bundle's second Kokkos release (bundle.sh --kokkos-tarball),
 #               e.g. 4.6.01, instead of Debian's 3.4.01; the results directory's name ends in
 #               -kokkos-VERSION and its build directory is kept beside the 3.4.01 one
@@ -55,15 +58,15 @@ log() { printf '[gpu-run %3ds] %s\n' "$((SECONDS - START_SECONDS))" "$*" >&2; }
 usage_error() { echo "gpu-run: $*" >&2; exit 2; }
 
 BUNDLE=""; BUDGET=540; ARCH=""; BACKEND=cuda; BUILD=""; RESULTS="$ROOT/docs/results"; DECKS=""
-BENCHMARKS="copy,matrix,distance,solver,regression"; KOKKOS_RELEASE=""; PREBUILT=0
+BENCHMARKS="copy,matrix,distance,solver,regression"; KOKKOS_RELEASE=""; PREBUILT=0; SKIP=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --budget|--arch|--backend|--build-dir|--results|--decks|--benchmarks|--kokkos)
+    --budget|--arch|--backend|--build-dir|--results|--decks|--benchmarks|--kokkos|--skip)
       [ $# -ge 2 ] || usage_error "$1 needs a value"
       case "$1" in
         --budget) BUDGET=$2 ;; --arch) ARCH=$2 ;; --backend) BACKEND=$2 ;;
         --build-dir) BUILD=$2 ;; --results) RESULTS=$2 ;; --decks) DECKS=$2 ;;
-        --benchmarks) BENCHMARKS=$2 ;; --kokkos) KOKKOS_RELEASE=$2 ;;
+        --benchmarks) BENCHMARKS=$2 ;; --kokkos) KOKKOS_RELEASE=$2 ;; --skip) SKIP=$2 ;;
       esac
       shift ;;
     --prebuilt) PREBUILT=1 ;;
@@ -110,6 +113,14 @@ if [ "$BENCHMARKS" != none ]; then
     case "$p" in copy|matrix|distance|solver|regression) ;; *) usage_error "unknown benchmark part '$p'" ;; esac
   done
 fi
+IFS=, read -r -a skip_steps <<<"$SKIP"
+for p in "${skip_steps[@]}"; do
+  case "$p" in
+    unit-tests|decks|advise|benchmarks|peers|kernel-times) ;;
+    *) usage_error "unknown step '$p' for --skip (unit-tests, decks, advise, benchmarks, peers, kernel-times)" ;;
+  esac
+done
+SKIP=${SKIP//decks/deck}  # the deck steps are named deck:STEM
 
 # The results directory: <gpu>-<date>, lower case, a number appended if it exists already.
 if [ "$BACKEND" = cuda ] && command -v nvidia-smi >/dev/null; then
@@ -136,6 +147,11 @@ SUMMARY_RESERVE=15
 # (SIGTERM, then SIGKILL 10 s later) and records it. Returns the command's exit code.
 run_step() {
   local step=$1 cap=$2 logfile=$3; shift 3
+  if [[ ",$SKIP," == *",${step%%:*},"* ]]; then
+    printf '%s\tskipped\t0\t\t--skip %s\n' "$step" "${step%%:*}" >>"$STEPS"
+    log "$step: skipped (--skip)"
+    return 0
+  fi
   local left=$(( $(remaining) - SUMMARY_RESERVE ))
   if [ "$left" -lt 5 ]; then
     printf '%s\tnot-run\t0\t\tno time left in the budget\n' "$step" >>"$STEPS"

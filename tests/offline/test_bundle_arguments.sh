@@ -52,6 +52,19 @@ expect 1 "CPU features this node lacks: no_such_feature" "$C" "$tmp/fake"
 sed -i 's/^BUILD_CPU_ISA=.*/BUILD_CPU_ISA="sse2"/' "$tmp/fake/offline-build.env"
 printf '#!/bin/sh\n' >"$tmp/fake/project/bin/miniapp"; chmod +x "$tmp/fake/project/bin/miniapp"
 expect 1 "ldd $tmp/fake/project/bin/miniapp failed" "$C" "$tmp/fake"
+# gpu-run.sh --skip: an unknown step is refused; the steps named are recorded as skipped, the
+# others run (a fake host build whose programs are `true`).
+expect 2 "unknown step 'bogus' for --skip" "$G" "$tmp" --backend host --skip bogus
+mkdir -p "$tmp/hostfake/project/bin"
+cp "$(type -P true)" "$tmp/hostfake/project/bin/miniapp"; cp "$(type -P true)" "$tmp/hostfake/project/bin/miniapp_benchmarks"
+printf 'BACKEND=host\nKOKKOS_VERSION=3.4.1\nPROJECT_BUILD=%s\nBUILD_CPU_ISA="sse2"\n' "$tmp/hostfake/project" >"$tmp/hostfake/offline-build.env"
+expect 0 "unit-tests: skipped (--skip)" "$G" --prebuilt --backend host --build-dir "$tmp/hostfake" --results "$tmp/hr" \
+  --skip unit-tests,peers --decks "$SRC/input/quickstart.yaml" --benchmarks solver
+steps=$(cat "$tmp"/hr/*/steps.tsv 2>/dev/null)
+if [[ "$steps" == *$'unit-tests\tskipped\t0\t\t--skip unit-tests'* ]] && [[ "$steps" == *$'deck:quickstart\tok'* ]] &&
+   [[ "$steps" == *$'benchmarks:solver\tok'* ]]; then
+  echo "ok: gpu-run.sh --skip records the skipped steps and runs the rest"
+else echo "FAIL: gpu-run.sh --skip unit-tests,peers: steps.tsv reads: $steps"; failures=$((failures + 1)); fi
 # pack-prebuilt.sh: refused without a build or without its program; a fake build packs its program,
 # its ctest file, its env and the bundle's shared libraries, at their absolute paths, nothing else.
 P="$SRC/scripts/pack-prebuilt.sh"
