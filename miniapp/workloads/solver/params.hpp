@@ -138,7 +138,7 @@ struct Description {
         {Variant::BatchedThread, "batched-thread",
          "one thread per system, LU with partial pivoting: on host spaces each thread solves a run of consecutive "
          "systems on its own slice of a work View ([A | b] as batched-team holds it in scratch); on GPUs a system of "
-         "order <= 8 is one GPU thread's registers, a larger one the vector lanes of one Kokkos thread (16 or 32 "
+         "order <= 10 is one GPU thread's registers, a larger one the vector lanes of one Kokkos thread (16 or 32 "
          "lanes over the columns of [A | b] in that thread's scratch)"},
         {Variant::BatchedTeam, "batched-team",
          "one team per system, [A | b] in team scratch, pivot search as a team MaxLoc reduction; scratch per team "
