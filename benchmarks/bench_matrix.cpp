@@ -124,6 +124,9 @@ MINIAPP_BENCHMARKS(register_matrix_benchmarks) {
         benchmark::RegisterBenchmark((name + "/float32/" + s).c_str(), [f, op](benchmark::State& st) { f(st, op); })
             ->Arg(kElementwiseColumns)->UseManualTime()->Unit(benchmark::kMillisecond);
       };
+      // K = 1 is one element per thread, what `elementwise` ran on devices before it took 4.
+      strided("matrix-elementwise-power-k1", elementwise_k<1, Space>, matrix::Operation::Power);
+      strided("matrix-elementwise-multiply-k1", elementwise_k<1, Space>, matrix::Operation::Multiply);
       strided("matrix-elementwise-power-k2", elementwise_k<2, Space>, matrix::Operation::Power);
       strided("matrix-elementwise-power-k4", elementwise_k<4, Space>, matrix::Operation::Power);
       strided("matrix-elementwise-power-k8", elementwise_k<8, Space>, matrix::Operation::Power);

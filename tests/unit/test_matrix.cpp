@@ -248,8 +248,8 @@ TYPED_TEST(MatrixTest, ElementwisePowerVerifiesAcrossChunksAndTails) {
       << m32.verification.detail;
 }
 
-// elementwise_strided (K elements per thread, a quarter or an eighth of the arrays apart; prepared
-// for GPUs, timed by the benchmarks) computes every element once: sizes that K divides and that it
+// elementwise_strided (K elements per thread, a quarter or an eighth of the arrays apart; what
+// `elementwise` runs on device spaces, K = 4) computes every element once: sizes that K divides and that it
 // does not, power and multiply, against the host reference; a z left at its stale value fails.
 template <int K, class Space>
 void expect_strided_elementwise_verifies(matrix::Operation op, std::size_t size) {

@@ -9,6 +9,7 @@
 // went through global memory, one dependent load after another. Plain Kokkos: the host spaces run
 // the same code (the unit tests check it there), with one lane.
 
+#include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/workloads/solver/params.hpp"
@@ -98,7 +99,7 @@ KOKKOS_INLINE_FUNCTION void solve_in_registers(const A& a, const B& b, const X& 
 }
 
 // Every system of the batch in registers, order N (the caller's n).
-template <int N, class Space, class A, class B, class X, class Info>
+template <int N, class Space, class A, class B, class X, class Info, MINIAPP_KERNEL_UNIT>
 void batched_thread_registers(const Space& space, const A& a, const B& b, const X& x, const Info& info) {
   using Scalar = typename A::value_type;
   const Scalar tiny_factor = tiny_pivot_factor<Scalar>(N);
@@ -108,7 +109,7 @@ void batched_thread_registers(const Space& space, const A& a, const B& b, const 
 }
 
 // Order n (1 <= n <= kRegisterOrderMax) to its instantiation.
-template <class Space, class A, class B, class X, class Info>
+template <class Space, class A, class B, class X, class Info, MINIAPP_KERNEL_UNIT>
 void batched_thread_registers(const Space& space, const A& a, const B& b, const X& x, const Info& info, const int n) {
   static_assert(kRegisterOrderMax == 10, "one case per order up to kRegisterOrderMax");
   switch (n) {
@@ -229,7 +230,7 @@ LanesShape lanes_shape(const std::size_t n) {
 }
 
 // Every system of the batch on the lanes of one Kokkos thread each (solve_on_lanes).
-template <class Space, class A, class B, class X, class Info>
+template <class Space, class A, class B, class X, class Info, MINIAPP_KERNEL_UNIT>
 void batched_thread_lanes(const Space& space, const A& a, const B& b, const X& x, const Info& info) {
   using Scalar = typename A::value_type;
   using Policy = Kokkos::TeamPolicy<Space>;
