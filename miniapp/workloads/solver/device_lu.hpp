@@ -27,6 +27,26 @@ namespace miniapp::solver {
 #define MINIAPP_UNROLL
 #endif
 
+// The pivot of column k of m over `rows` (a TeamThreadRange or a ThreadVectorRange from k to n):
+// the largest |m(i, k)| and its row, the same on every thread or lane of the range afterwards.
+template <class Rows, class Matrix>
+KOKKOS_INLINE_FUNCTION auto column_pivot(const Rows& rows, const Matrix& m, const int k) {
+  using Scalar = typename Matrix::non_const_value_type;
+  using MaxLoc = Kokkos::MaxLoc<Scalar, int>;
+  typename MaxLoc::value_type pivot;
+  Kokkos::parallel_reduce(
+      rows,
+      [&](const int i, typename MaxLoc::value_type& best) {
+        const Scalar v = compat::math::fabs(m(i, k));
+        if (v > best.val) {
+          best.val = v;
+          best.loc = i;
+        }
+      },
+      MaxLoc(pivot));
+  return pivot;
+}
+
 // The largest order kept in registers. The sm_90 build's float64 kernels (ptxas -v): order 8 uses
 // 216 of a GPU thread's 255 registers, order 9 248, both without spills; order 10 spills 48 bytes
 // to local memory, order 12 3.6 KB. On the H200, 10^5 systems of order 8 took 48 us here against
@@ -137,7 +157,6 @@ template <class Member, class A, class B, class X, class Info, class Matrix, cla
 KOKKOS_INLINE_FUNCTION void solve_on_lanes(const Member& thread, const A& a, const B& b, const X& x, const Info& info,
                                            const std::size_t s, const Matrix& m, const int n,
                                            const Scalar tiny_factor) {
-  using MaxLoc = Kokkos::MaxLoc<Scalar, int>;
   Scalar scale = 0;
   Kokkos::parallel_reduce(
       Kokkos::ThreadVectorRange(thread, n),
@@ -154,17 +173,7 @@ KOKKOS_INLINE_FUNCTION void solve_on_lanes(const Member& thread, const A& a, con
   const Scalar tiny = tiny_factor * scale;
   int result = 0;
   for (int k = 0; k < n; ++k) {
-    typename MaxLoc::value_type pivot;
-    Kokkos::parallel_reduce(
-        Kokkos::ThreadVectorRange(thread, k, n),
-        [&](const int i, typename MaxLoc::value_type& best) {
-          const Scalar v = compat::math::fabs(m(i, k));
-          if (v > best.val) {
-            best.val = v;
-            best.loc = i;
-          }
-        },
-        MaxLoc(pivot));
+    const auto pivot = column_pivot(Kokkos::ThreadVectorRange(thread, k, n), m, k);
     if (!(pivot.val > tiny)) {  // the same value on every lane: all leave together
       result = k + 1;
       break;

@@ -131,19 +131,8 @@ KOKKOS_INLINE_FUNCTION int lu_solve_one_thread(const Matrix& a, const Vector& b,
 // last column of m holds x (when the result is 0).
 template <class Member, class Matrix, class Scalar>
 KOKKOS_INLINE_FUNCTION int lu_solve_one_team(const Member& team, const Matrix& m, int n, Scalar tiny) {
-  using MaxLoc = Kokkos::MaxLoc<Scalar, int>;
   for (int k = 0; k < n; ++k) {
-    typename MaxLoc::value_type pivot;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, k, n),
-        [&](const int i, typename MaxLoc::value_type& best) {
-          const Scalar v = compat::math::fabs(m(i, k));
-          if (v > best.val) {
-            best.val = v;
-            best.loc = i;
-          }
-        },
-        MaxLoc(pivot));
+    const auto pivot = column_pivot(Kokkos::TeamThreadRange(team, k, n), m, k);
     if (!(pivot.val > tiny)) return k + 1;  // the same value on every member: all leave together
     const int p = pivot.loc;
     if (p != k) {
