@@ -223,17 +223,20 @@ template <class Scalar, class Space>
 LanesShape lanes_shape(const std::size_t n) {
   LanesShape shape;
   shape.bytes_per_system = ScratchMatrix<Scalar, Space>::shmem_size(n, n + 1);
-  if constexpr (is_host_space<Space>()) return shape;  // host teams are one thread of one lane
-  const int vector_max = Kokkos::TeamPolicy<Space>::vector_length_max();
-  shape.lanes = n + 1 <= 16 ? 16 : 32;
-  if (shape.lanes > vector_max) shape.lanes = vector_max;
-  shape.systems_per_team = 128 / shape.lanes;
-  const std::size_t on_chip = team_scratch_limit<Space>(0);
-  while (shape.systems_per_team > 1 && shape.systems_per_team * shape.bytes_per_system > on_chip)
+  const std::size_t level0 = team_scratch_limit<Space>(0);  // 32 KiB on Kokkos 5.2's OpenMP
+  int all_lanes = 1;  // host teams are one thread of one lane
+  if constexpr (!is_host_space<Space>()) {
+    const int vector_max = Kokkos::TeamPolicy<Space>::vector_length_max();
+    shape.lanes = n + 1 <= 16 ? 16 : 32;
+    if (shape.lanes > vector_max) shape.lanes = vector_max;
+    all_lanes = 128;
+  }
+  shape.systems_per_team = all_lanes / shape.lanes;
+  while (shape.systems_per_team > 1 && shape.systems_per_team * shape.bytes_per_system > level0)
     shape.systems_per_team /= 2;
-  if (shape.bytes_per_system > on_chip) {
+  if (shape.bytes_per_system > level0) {
     shape.level = 1;
-    shape.systems_per_team = 128 / shape.lanes;
+    shape.systems_per_team = all_lanes / shape.lanes;
   }
   return shape;
 }
