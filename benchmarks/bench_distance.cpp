@@ -65,6 +65,29 @@ void distance_matrix(benchmark::State& state, const std::string& variant, const 
   rate_counters(state, k.work());
 }
 
+// direct's flat mapping, K entries per thread (kernels::direct_flat), into the kernel's own
+// matrix after the same coordinate-major copy, verified like the workload's result.
+template <int K, class Space>
+void distance_direct_flat(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  distance::Params p;
+  distance::Kernel<float, Space> k(p, "direct", n);
+  k.generate_inputs(42);
+  for (Transferable* f : k.inputs()) f->copy_to_device();
+  Kokkos::View<float**, Kokkos::LayoutLeft, typename Space::memory_space> coordinates("coordinates", n, p.dim);
+  const auto out = k.distances().device;
+  const auto rows = static_cast<std::int64_t>(n);
+  const Space space;
+  time_iterations(state, space, [&] {
+    distance::kernels::coordinate_major(space, k.points().device, coordinates, p.dim);
+    distance::kernels::direct_flat<K>(space, coordinates, out, 0, rows, p.dim, false);
+  });
+  k.distances().copy_to_host();
+  const Verification v = k.verify(std::nullopt);
+  if (!v.passed) state.SkipWithError(("not verified: " + v.detail).c_str());
+  rate_counters(state, k.work());
+}
+
 }  // namespace
 
 MINIAPP_BENCHMARKS(register_distance_benchmarks) {
@@ -87,6 +110,12 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
     benchmark::RegisterBenchmark(("distance-direct-squared/float32/" + s).c_str(),
                                  [](benchmark::State& st) { distance_matrix<float, Space>(st, "direct", true); })
         ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
+    if constexpr (!is_host_space<Space>()) {
+      benchmark::RegisterBenchmark(("distance-direct-flat-k1/float32/" + s).c_str(), distance_direct_flat<1, Space>)
+          ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("distance-direct-flat-k4/float32/" + s).c_str(), distance_direct_flat<4, Space>)
+          ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
+    }
   });
 }
 

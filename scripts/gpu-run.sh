@@ -253,7 +253,10 @@ else
   # 4. Benchmarks of the device space, one run per workload so a timeout costs one file.
   for part in "${bench_parts[@]}"; do
     filter="^$part.*/$DEVICE_SPACE/"
-    [ "$part" = copy ] && filter="^(copy|fill)/.*/($DEVICE_SPACE|$HOST_SPACE)/"
+    # copy: the bounds, on both spaces: the copy, every fill (the fastest is the distance's bound),
+    # and what one launch costs before any work
+    [ "$part" = copy ] &&
+      filter="^(copy|fill|fill-flat|fill-deep-copy)/.*/($DEVICE_SPACE|$HOST_SPACE)/|^launch-(range|team)/($DEVICE_SPACE|$HOST_SPACE)/"
     run_step "benchmarks:$part" 60 "$OUT/logs/benchmarks-$part.log" \
       "$BIN/miniapp_benchmarks" "--benchmark_filter=$filter" --benchmark_min_time=0.1 \
       --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \

@@ -210,6 +210,49 @@ TYPED_TEST(DistanceTest, DirectAndTiledAgreeExactlyAcrossDimensions) {
   }
 }
 
+namespace {
+// Rows [row0, row0 + rows) of the matrix by direct_flat<K> and by direct, on the same
+// coordinate-major points; the two must agree bit for bit.
+template <int K, class Space>
+void expect_flat_equals_direct(int dim, std::size_t n, std::int64_t row0, std::int64_t rows, bool squared) {
+  distance::Params p;
+  p.dim = dim;
+  distance::Kernel<float, Space> k(p, "direct", n);
+  k.generate_inputs(99);
+  k.points().copy_to_device();
+  const Space space;
+  using Memory = typename Space::memory_space;
+  Kokkos::View<float**, Kokkos::LayoutLeft, Memory> coordinates("coordinates", n, dim);
+  Kokkos::View<float**, Kokkos::LayoutRight, Memory> flat("flat", rows, n), direct("direct", rows, n);
+  Kokkos::deep_copy(flat, -1.0f);  // an entry the kernel misses stays -1
+  distance::kernels::coordinate_major(space, k.points().device, coordinates, dim);
+  distance::kernels::direct_flat<K>(space, coordinates, flat, row0, rows, dim, squared);
+  distance::kernels::direct(space, coordinates, direct, row0, rows, dim, squared);
+  const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flat);
+  const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), direct);
+  std::size_t differing = 0;
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < n; ++j) differing += a(i, j) != b(i, j);
+  EXPECT_EQ(differing, 0u) << "K " << K << ", dim " << dim << ", n " << n << ", rows " << row0 << " + " << rows
+                           << (squared ? ", squared" : "");
+  EXPECT_EQ(a(0, row0), 0.0f) << "the diagonal";
+}
+}  // namespace
+
+TYPED_TEST(DistanceTest, FlatMappingOfDirectEqualsDirectExactly) {
+  using Space = TypeParam;
+  for (int dim : {1, 2, 3, 7})
+    for (bool squared : {false, true}) {
+      // n not a multiple of K (the last thread of a row takes fewer columns), the whole matrix and
+      // one block starting inside it
+      expect_flat_equals_direct<1, Space>(dim, 301, 0, 301, squared);
+      expect_flat_equals_direct<3, Space>(dim, 301, 0, 301, squared);
+      expect_flat_equals_direct<4, Space>(dim, 301, 0, 301, squared);
+      expect_flat_equals_direct<4, Space>(dim, 301, 37, 100, squared);
+      expect_flat_equals_direct<4, Space>(dim, 3, 1, 2, squared);  // fewer columns than K
+    }
+}
+
 TYPED_TEST(DistanceTest, ChunkedRunsEqualUnchunkedOnesExactly) {
   using Space = TypeParam;
   const std::size_t n = 203;

@@ -151,6 +151,7 @@ class Kernel {
 
   // Direct access for tests.
   Field<Scalar**, Space>& points() { return points_; }
+  Field<Scalar**, Space>& distances() { return distances_; }
   Field<Scalar*, Space>& nearest() { return nearest_; }
   Field<std::int64_t*, Space>& nearest_index() { return nearest_index_; }
   Field<Scalar*, Space>& row_sums() { return row_sums_; }
