@@ -39,6 +39,26 @@ void solver_variant(benchmark::State& state, const std::string& variant) {
   if (!k.verify(std::nullopt).passed) state.SkipWithError("verification failed");
 }
 
+// batched-team with T threads to a team instead of Kokkos::AUTO (device spaces), on the kernel's
+// own systems, verified like the workload's result.
+template <int T, class Space>
+void batched_team_threads(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const auto systems = static_cast<std::size_t>(state.range(1));
+  solver::Kernel<double, Space> k(batch(systems), "batched-team", n);
+  k.generate_inputs(42);
+  for (Transferable* f : k.inputs()) f->copy_to_device();
+  const auto a = k.matrices().device;
+  const auto b = k.rhs().device;
+  const auto x = k.solutions().device;
+  const auto info = k.info().device;
+  const Space space;
+  time_iterations(state, space, [&] { solver::batched_team<T>(space, a, b, x, info); });
+  rate_counters(state, k.work());
+  for (Transferable* f : k.outputs()) f->copy_to_host();
+  if (!k.verify(std::nullopt).passed) state.SkipWithError("verification failed");
+}
+
 #if MINIAPP_HAVE_HOST_LAPACK
 // The same systems through LAPACK on data in its own layout: a row-major A is a column-major A^T,
 // so getrf factors it as it lies and getrs('T') solves A x = b. One system: the copy getrf's
@@ -123,6 +143,16 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
       benchmark::RegisterBenchmark(("solver-dense-vendor/float64/" + s).c_str(),
                                    [](benchmark::State& st) { solver_variant<Space>(st, "dense-vendor"); })
           ->Args(dense)->UseManualTime()->Unit(benchmark::kMillisecond);
+    if constexpr (!is_host_space<Space>()) {
+      const auto threads = [&](const std::string& name, void (*f)(benchmark::State&)) {
+        auto* b = benchmark::RegisterBenchmark(("solver-batched-team-" + name + "/float64/" + s).c_str(), f);
+        for (const auto& args : batched) b->Args(args);
+        b->UseManualTime()->Unit(benchmark::kMillisecond);
+      };
+      threads("t8", batched_team_threads<8, Space>);
+      threads("t16", batched_team_threads<16, Space>);
+      threads("t32", batched_team_threads<32, Space>);
+    }
 #if MINIAPP_HAVE_HOST_LAPACK
     if constexpr (is_host_space<Space>()) {
       auto* b = benchmark::RegisterBenchmark(("lapack-getrf-getrs/float64/" + s).c_str(), lapack_getrf_getrs<Space>);

@@ -481,6 +481,35 @@ TEST(SolverDeck, KokkosKernelsVariantIsRefusedWhereUnavailable) {
   }
 }
 
+// batched-thread on a device keeps each system above the registers' orders in one thread's
+// scratch, bounded per team: refused before the run where it cannot fit. Host spaces keep their
+// systems in work slices of host memory, so no order is refused there for scratch.
+TYPED_TEST(SolverTest, ThreadScratchLimitIsKnownBeforeTheRun) {
+  using Space = TypeParam;
+  const Workload* w = find_workload("solver");
+  ASSERT_NE(w, nullptr);
+  MeasurementSpec spec;
+  spec.workload = "solver";
+  spec.space = space_name<Space>();
+  spec.precision = Precision::Float64;
+  spec.variant = "batched-thread";
+  const std::any p = params(1);
+  if constexpr (is_host_space<Space>()) {
+    spec.size = 4096;
+    EXPECT_FALSE(w->refuse(spec, p).has_value());
+  } else {
+    const std::size_t largest = solver::largest_lanes_system<double, Space>();
+    ASSERT_GT(largest, static_cast<std::size_t>(solver::kRegisterOrderMax));
+    spec.size = largest + 1;
+    const std::optional<std::string> why = w->refuse(spec, p);
+    ASSERT_TRUE(why.has_value());
+    EXPECT_NE(why->find("one thread's scratch"), std::string::npos) << *why;
+    EXPECT_NE(why->find("n <= " + std::to_string(largest)), std::string::npos) << *why;
+    spec.size = largest;
+    EXPECT_FALSE(w->refuse(spec, p).has_value());
+  }
+}
+
 // batched-team's scratch limit is known before anything is allocated: the registered workload
 // refuses the measurement (main checks this in --dry-run and before the run) instead of the
 // kernel's constructor stopping the run in the middle.

@@ -88,41 +88,46 @@ inline constexpr int kDeviceElementsPerThread = 4;
 // overhead vanishes, small enough that two threads share the work evenly.
 inline constexpr std::int64_t kHostPowChunk = 16384;
 
-// z = x ** y or x * y over contiguous arrays: one flat loop, no index arithmetic per element, so
-// it vectorizes. On the host pow goes through libmvec where the build has it (host_vector_math.hpp):
-// the compilers vectorise no pow call without -ffast-math.
+// z = x ** y or x * y over contiguous arrays on a host space: one flat loop, no index arithmetic
+// per element, so it vectorizes. pow goes through libmvec where the build has it
+// (host_vector_math.hpp): the compilers vectorise no pow call without -ffast-math.
 template <class Space, class View, MINIAPP_KERNEL_UNIT>
-void elementwise(const Space& space, Operation op, const View& x, const View& y, const View& z) {
+void elementwise_host(const Space& space, Operation op, const View& x, const View& y, const View& z) {
   using Scalar = typename View::value_type;
   const Scalar* xs = x.data();
   const Scalar* ys = y.data();
   Scalar* zs = z.data();
   const auto total = static_cast<std::int64_t>(z.span());
-  const auto policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, total);
+  using Policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
+  if (op == Operation::Power) {
 #if MINIAPP_HOST_VECTOR_POW
-  if constexpr (is_host_space<Space>()) {
-    if (op == Operation::Power) {
-      Kokkos::parallel_for(
-          "matrix::elementwise-power",
-          Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, (total + kHostPowChunk - 1) / kHostPowChunk),
-          KOKKOS_LAMBDA(const std::int64_t c) {
-            const std::int64_t begin = c * kHostPowChunk, end = begin + kHostPowChunk < total ? begin + kHostPowChunk : total;
-            simd::pow(xs + begin, ys + begin, zs + begin, static_cast<std::size_t>(end - begin));
-          });
-      return;
-    }
-  }
+    Kokkos::parallel_for(
+        "matrix::elementwise-power", Policy(space, 0, (total + kHostPowChunk - 1) / kHostPowChunk),
+        KOKKOS_LAMBDA(const std::int64_t c) {
+          const std::int64_t begin = c * kHostPowChunk, end = begin + kHostPowChunk < total ? begin + kHostPowChunk : total;
+          simd::pow(xs + begin, ys + begin, zs + begin, static_cast<std::size_t>(end - begin));
+        });
+#else
+    Kokkos::parallel_for(
+        "matrix::elementwise-power", Policy(space, 0, total),
+        KOKKOS_LAMBDA(const std::int64_t e) { zs[e] = compat::math::pow(xs[e], ys[e]); });
 #endif
-  if constexpr (!is_host_space<Space>()) {
-    (void)policy;
-    return elementwise_strided<kDeviceElementsPerThread>(space, op, x, y, z);
+  } else {
+    Kokkos::parallel_for(
+        "matrix::elementwise-multiply", Policy(space, 0, total), KOKKOS_LAMBDA(const std::int64_t e) { zs[e] = xs[e] * ys[e]; });
   }
-  if (op == Operation::Power)
-    Kokkos::parallel_for(
-        "matrix::elementwise-power", policy, KOKKOS_LAMBDA(const std::int64_t e) { zs[e] = compat::math::pow(xs[e], ys[e]); });
-  else
-    Kokkos::parallel_for(
-        "matrix::elementwise-multiply", policy, KOKKOS_LAMBDA(const std::int64_t e) { zs[e] = xs[e] * ys[e]; });
+}
+
+// z = x ** y or x * y: the host loops on host spaces, kDeviceElementsPerThread elements per
+// thread on devices. (Two functions, not one: nvcc refuses an extended lambda inside
+// `if constexpr`, and device spaces then compile no host loop.)
+template <class Space, class View, MINIAPP_KERNEL_UNIT>
+void elementwise(const Space& space, Operation op, const View& x, const View& y, const View& z) {
+  if constexpr (is_host_space<Space>()) {
+    elementwise_host(space, op, x, y, z);
+  } else {
+    elementwise_strided<kDeviceElementsPerThread>(space, op, x, y, z);
+  }
 }
 
 // One thread per element of C; beta = 0 reads no C0, as in BLAS.

@@ -47,11 +47,7 @@ KOKKOS_INLINE_FUNCTION auto column_pivot(const Rows& rows, const Matrix& m, cons
   return pivot;
 }
 
-// The largest order kept in registers. The sm_90 build's float64 kernels (ptxas -v): order 8 uses
-// 216 of a GPU thread's 255 registers, order 9 248, both without spills; order 10 spills 48 bytes
-// to local memory, order 12 3.6 KB. On the H200, 10^5 systems of order 8 took 48 us here against
-// 0.21 ms one CUDA thread per system on a work View; order 10 on lanes took 0.48 ms.
-inline constexpr int kRegisterOrderMax = 10;
+// kRegisterOrderMax, the largest order kept in registers: params.hpp (the refusal reads it).
 
 // System s of order N in one thread's registers: copied in with max|A|, LU with partial pivoting
 // (the same steps and test as lu_solve_one_thread; rows swapped by selects, since registers
@@ -211,35 +207,7 @@ KOKKOS_INLINE_FUNCTION void solve_on_lanes(const Member& thread, const A& a, con
   Kokkos::single(Kokkos::PerThread(thread), [&]() { info(s) = result; });
 }
 
-// How the lanes mapping runs on Space for order n: lanes per system (a power of two at least as
-// many as the columns of [A | b], up to the space's vector length), systems per team (128 lanes
-// in all on a GPU, fewer where their scratch would not fit on chip), and the scratch level.
-struct LanesShape {
-  int lanes = 1, systems_per_team = 1, level = 0;
-  std::size_t bytes_per_system = 0;
-};
-
-template <class Scalar, class Space>
-LanesShape lanes_shape(const std::size_t n) {
-  LanesShape shape;
-  shape.bytes_per_system = ScratchMatrix<Scalar, Space>::shmem_size(n, n + 1);
-  const std::size_t level0 = team_scratch_limit<Space>(0);  // 32 KiB on Kokkos 5.2's OpenMP
-  int all_lanes = 1;  // host teams are one thread of one lane
-  if constexpr (!is_host_space<Space>()) {
-    const int vector_max = Kokkos::TeamPolicy<Space>::vector_length_max();
-    shape.lanes = n + 1 <= 16 ? 16 : 32;
-    if (shape.lanes > vector_max) shape.lanes = vector_max;
-    all_lanes = 128;
-  }
-  shape.systems_per_team = all_lanes / shape.lanes;
-  while (shape.systems_per_team > 1 && shape.systems_per_team * shape.bytes_per_system > level0)
-    shape.systems_per_team /= 2;
-  if (shape.bytes_per_system > level0) {
-    shape.level = 1;
-    shape.systems_per_team = all_lanes / shape.lanes;
-  }
-  return shape;
-}
+// LanesShape, how the lanes mapping runs on a space: params.hpp (the refusal reads it).
 
 // Every system of the batch on the lanes of one Kokkos thread each (solve_on_lanes).
 template <class Space, class A, class B, class X, class Info, MINIAPP_KERNEL_UNIT>

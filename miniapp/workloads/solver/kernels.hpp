@@ -285,7 +285,10 @@ void batched_thread(const Space& space, const A& a, const B& b, const X& x, cons
 }
 
 // One system per team, [A | b] in team scratch (team_scratch_refusal says when it cannot fit).
-template <class Space, class A, class B, class X, class Info, MINIAPP_KERNEL_UNIT>
+// TeamThreads: the team's threads (rows), 0 for Kokkos::AUTO, the workload's choice. On the H200
+// the same code at order 8 took 1.66x as long on Kokkos 4.6.01 as on 3.4.01, whose AUTO picks
+// differ; the benchmarks solver-batched-team-t<T> time fixed sizes beside AUTO on device spaces.
+template <int TeamThreads = 0, class Space, class A, class B, class X, class Info, MINIAPP_KERNEL_UNIT>
 void batched_team(const Space& space, const A& a, const B& b, const X& x, const Info& info) {
   using Scalar = typename A::value_type;
   using Policy = Kokkos::TeamPolicy<Space>;
@@ -299,7 +302,8 @@ void batched_team(const Space& space, const A& a, const B& b, const X& x, const 
   constexpr bool kHost = is_host_space<Space>();
   // Rows go across the team's threads, columns across vector lanes (GPUs only).
   const int lanes = kHost ? 1 : n <= 8 ? 8 : n <= 16 ? 16 : 32;
-  Policy policy(space, static_cast<int>(a.extent(0)), Kokkos::AUTO, lanes);
+  Policy policy = TeamThreads > 0 ? Policy(space, static_cast<int>(a.extent(0)), TeamThreads, lanes)
+                                  : Policy(space, static_cast<int>(a.extent(0)), Kokkos::AUTO, lanes);
   policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
   Kokkos::parallel_for(
       "solver::batched-team", policy, KOKKOS_LAMBDA(const Member& team) {

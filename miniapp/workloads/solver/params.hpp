@@ -120,6 +120,78 @@ std::optional<std::string> team_scratch_refusal(std::size_t n) {
   return s.str();
 }
 
+// The largest order kept in registers. The sm_90 build's float64 kernels (ptxas -v): order 8 uses
+// 216 of a GPU thread's 255 registers, order 9 248, both without spills; order 10 spills 48 bytes
+// to local memory, order 12 3.6 KB. On the H200, 10^5 systems of order 8 took 48 us here against
+// 0.21 ms one CUDA thread per system on a work View; order 10 on lanes took 0.48 ms.
+inline constexpr int kRegisterOrderMax = 10;
+
+// How the lanes mapping runs on Space for order n: lanes per system (a power of two at least as
+// many as the columns of [A | b], up to the space's vector length), systems per team (128 lanes
+// in all on a GPU, fewer where their scratch would not fit on chip), and the scratch level.
+struct LanesShape {
+  int lanes = 1, systems_per_team = 1, level = 0;
+  std::size_t bytes_per_system = 0;
+};
+
+template <class Scalar, class Space>
+LanesShape lanes_shape(const std::size_t n) {
+  LanesShape shape;
+  shape.bytes_per_system = ScratchMatrix<Scalar, Space>::shmem_size(n, n + 1);
+  const std::size_t level0 = team_scratch_limit<Space>(0);  // 32 KiB on Kokkos 5.2's OpenMP
+  int all_lanes = 1;  // host teams are one thread of one lane
+  if constexpr (!is_host_space<Space>()) {
+    const int vector_max = Kokkos::TeamPolicy<Space>::vector_length_max();
+    shape.lanes = n + 1 <= 16 ? 16 : 32;
+    if (shape.lanes > vector_max) shape.lanes = vector_max;
+    all_lanes = 128;
+  }
+  shape.systems_per_team = all_lanes / shape.lanes;
+  while (shape.systems_per_team > 1 && shape.systems_per_team * shape.bytes_per_system > level0)
+    shape.systems_per_team /= 2;
+  if (shape.bytes_per_system > level0) {
+    shape.level = 1;
+    shape.systems_per_team = all_lanes / shape.lanes;
+  }
+  return shape;
+}
+
+// The scratch one team of the lanes mapping asks for: its systems' [A | b], one per thread.
+template <class Scalar, class Space>
+std::size_t lanes_team_bytes(std::size_t n) {
+  const LanesShape shape = lanes_shape<Scalar, Space>(n);
+  return shape.bytes_per_system * static_cast<std::size_t>(shape.systems_per_team);
+}
+
+// The largest order the lanes mapping holds in a team's level-1 scratch.
+template <class Scalar, class Space>
+std::size_t largest_lanes_system() {
+  // a team holds at least one system: n (n + 1) values
+  std::size_t n = static_cast<std::size_t>(std::sqrt(team_scratch_limit<Space>(1) / sizeof(Scalar)));
+  while (n > static_cast<std::size_t>(kRegisterOrderMax) && lanes_team_bytes<Scalar, Space>(n) > team_scratch_limit<Space>(1))
+    --n;
+  return n;
+}
+
+// Why batched-thread cannot solve systems of order n on this space, if it cannot. Host spaces
+// keep each system in a work slice of the space's memory; a device above kRegisterOrderMax keeps
+// it in one thread's scratch, which Kokkos bounds per team (level 1: 20 MiB on CUDA, Kokkos 4.6).
+template <class Scalar, class Space>
+std::optional<std::string> thread_scratch_refusal(std::size_t n) {
+  if (is_host_space<Space>() || n <= static_cast<std::size_t>(kRegisterOrderMax) ||
+      lanes_team_bytes<Scalar, Space>(n) <= team_scratch_limit<Space>(1))
+    return std::nullopt;
+  // a team holds at least one system: n (n + 1) values
+  const LanesShape shape = lanes_shape<Scalar, Space>(n);
+  std::ostringstream s;
+  s << "solver: batched-thread on " << space_name<Space>() << " keeps one " << n << " x " << n
+    << " system and its right-hand side in one thread's scratch, " << shape.bytes_per_system << " bytes, "
+    << shape.systems_per_team << " threads to a team, but " << space_name<Space>() << " gives a team at most "
+    << team_scratch_limit<Space>(1) << " bytes (n <= " << largest_lanes_system<Scalar, Space>() << " in "
+    << (sizeof(Scalar) == 4 ? "float32" : "float64") << "); use dense-blocked for larger systems";
+  return s.str();
+}
+
 struct Description {
   static constexpr const char* name = "solver";
   static constexpr const char* summary = "N dense systems A x = b by LU with partial pivoting (seed 001, Example 1)";
@@ -194,21 +266,25 @@ struct Description {
     return {inputs_outputs + work, reference};
   }
 
-  // The dense variants under MPI, and batched-team's scratch limit: known before anything is
-  // allocated.
+  // The dense variants under MPI, and the batched variants' scratch limits: known before anything
+  // is allocated.
   static std::optional<std::string> refuse(const Params&, const MeasurementSpec& spec) {
     const VariantTable<Variant> table = variant_table();
     if (spec.ranks > 1 &&
         (is_variant(table, spec.variant, Variant::DenseBlocked) || is_variant(table, spec.variant, Variant::DenseVendor)))
       return spec.variant + " solves one system at a time on one rank and is not split across MPI ranks (the batched "
                             "variants are: systems split across ranks); run it with one rank";
-    if (!is_variant(table, spec.variant, Variant::BatchedTeam)) return std::nullopt;
+    const bool team = is_variant(table, spec.variant, Variant::BatchedTeam);
+    if (!team && !is_variant(table, spec.variant, Variant::BatchedThread)) return std::nullopt;
+    const bool single = spec.precision == Precision::Float32;
     std::optional<std::string> why;
     for_each_space([&](auto tag) {
       using Space = typename decltype(tag)::type;
       if (space_name<Space>() != spec.space) return;
-      why = spec.precision == Precision::Float32 ? team_scratch_refusal<float, Space>(spec.size)
-                                                 : team_scratch_refusal<double, Space>(spec.size);
+      if (team)
+        why = single ? team_scratch_refusal<float, Space>(spec.size) : team_scratch_refusal<double, Space>(spec.size);
+      else
+        why = single ? thread_scratch_refusal<float, Space>(spec.size) : thread_scratch_refusal<double, Space>(spec.size);
     });
     return why;
   }

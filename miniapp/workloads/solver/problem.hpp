@@ -95,6 +95,8 @@ class Batched : public Systems<Scalar, Space> {
       throw std::invalid_argument(std::string("solver: batched-kokkos-kernels ") + compat::kBatchedPivotingSolveRequirement);
     if (variant_ == Variant::BatchedTeam)
       if (const auto why = team_scratch_refusal<Scalar, Space>(n)) throw std::invalid_argument(*why);
+    if (thread)
+      if (const auto why = thread_scratch_refusal<Scalar, Space>(n)) throw std::invalid_argument(*why);
     const std::size_t slices = thread ? thread_work_slices(Space(), systems) : kokkos_kernels ? systems : 0;
     // batched-thread on a host space: [A | b] in each slice of lu (solve_thread_system)
     const std::size_t columns = thread && is_host_space<Space>() ? system_columns<Scalar, Space>(n) : n;
