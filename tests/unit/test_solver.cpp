@@ -161,6 +161,65 @@ TYPED_TEST(SolverTest, DenseBlockedOrdersOnePastAPanelVerify) {
   }
 }
 
+namespace {
+// dense-blocked's systems of k solved with the triangular solves in form F, into k's own outputs
+// (copied to the host).
+template <solver::blocked::Form F, class Space>
+void solve_dense_in_form(solver::Kernel<double, Space>& k, int block_size) {
+  solver::blocked::Work<double, Space> w(k.matrices().host.extent(1));
+  w.info = k.info().device;
+  std::int64_t step = 0;
+  for (std::size_t s = 0; s < k.matrices().host.extent(0); ++s) {
+    w.system = static_cast<int>(s);
+    solver::blocked::solve_system<F>(Space(), w, k.matrices().device, k.rhs().device, k.solutions().device,
+                                     block_size, step);
+  }
+  Kokkos::fence();
+  for (Transferable* f : k.outputs()) f->copy_to_host();
+}
+}  // namespace
+
+// dense-blocked's device forms (trsm leaves in registers, the solves a diagonal block at a time
+// over the whole device) run on every space, as the host forms do: each verifies, both give the
+// same x within roundoff, and a zero pivot is reported at its column by both, with x zeroed.
+// Orders that end inside a solve block and a leaf, panels narrower and wider than a leaf.
+TYPED_TEST(SolverTest, DenseBlockedDeviceAndHostFormsAgree) {
+  using Space = TypeParam;
+  using solver::blocked::Form;
+  MINIAPP_SKIP_IF_UNAVAILABLE("solver", "dense-blocked");
+  const std::pair<int, std::size_t> cases[] = {{64, 150}, {16, 49}, {32, 200}, {4, 9}, {128, 130}};
+  for (const auto& [block_size, n] : cases) {
+    const std::string where = "block_size " + std::to_string(block_size) + ", n " + std::to_string(n);
+    solver::Kernel<double, Space> k(params(2, block_size), "dense-blocked", n);
+    k.generate_inputs(11);
+    for (Transferable* f : k.inputs()) f->copy_to_device();
+    solve_dense_in_form<Form::Host>(k, block_size);
+    ASSERT_TRUE(k.verify(std::nullopt).passed) << where;
+    const auto host_x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k.solutions().host);
+    solve_dense_in_form<Form::Device>(k, block_size);
+    const Verification v = k.verify(std::nullopt);
+    EXPECT_TRUE(v.passed) << where << ": " << v.detail;
+    for (std::size_t s = 0; s < 2; ++s)
+      for (std::size_t i = 0; i < n; ++i)
+        ASSERT_NEAR(k.solutions().host(s, i), host_x(s, i), 1e-9 * (1 + std::abs(host_x(s, i))))
+            << where << ", system " << s << " x" << i;
+    // system 1 singular at column n / 2
+    const std::size_t column = n / 2;
+    for (std::size_t i = 0; i < n; ++i) k.matrices().host(1, i, column) = 0;
+    k.matrices().copy_to_device();
+    for (const bool device : {false, true}) {
+      if (device) solve_dense_in_form<Form::Device>(k, block_size);
+      else solve_dense_in_form<Form::Host>(k, block_size);
+      const std::string form = device ? " (device form)" : " (host form)";
+      EXPECT_EQ(k.info().host(0), 0) << where << form;
+      EXPECT_EQ(k.info().host(1), static_cast<int>(column) + 1) << where << form;
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(k.solutions().host(1, i), 0.0) << where << form << " x" << i;
+      EXPECT_NE(k.verify(std::nullopt).detail.find("zero pivot in column " + std::to_string(column)), std::string::npos)
+          << where << form;
+    }
+  }
+}
+
 // The batched variants on orders 1 to 40 and on every order the random decks draw, float32 and
 // float64, random and diagonally dominant: each must pass LAPACK's residual test.
 TYPED_TEST(SolverTest, EveryBatchedVariantVerifiesOnEveryOrderTheDecksDraw) {

@@ -28,6 +28,13 @@ inline constexpr int kSolveBlock = 64;
 template <class Space>
 inline constexpr int kColumnChunk = is_host_space<Space>() ? 64 : 1;
 
+// Which forms of the triangular solves run: the space's own (OfSpace: the host forms on host
+// spaces, the device forms on devices), or the ones named, so that the tests run the device forms
+// on host spaces as well.
+enum class Form { OfSpace, Host, Device };
+template <Form F, class Space>
+inline constexpr bool kDeviceForm = F == Form::Device || (F == Form::OfSpace && !is_host_space<Space>());
+
 // Where the recursive factorisation and triangular solve halve an extent: a multiple of the leaf,
 // at least one leaf.
 inline int recursion_split(int extent) { return std::max(kLeaf, extent / 2 / kLeaf * kLeaf); }
@@ -200,20 +207,10 @@ void update(const Space&, const Work<Scalar, Space>& w, int r0, int r1, int k0, 
                   Kokkos::subview(w.lu, Range(r0, r1), Range(c0, c1)));
 }
 
-// A(r0:r1, c0:c1) = L(r0:r1, r0:r1)^-1 A(r0:r1, c0:c1), L unit lower triangular: recursively
-// halved so that most flops are a gemm; leaves row by row, each row's update vectorised over a
-// chunk of columns.
+// A leaf of lower_solve (rows [r0, r1), at most kLeaf), host form: a chunk of columns per thread,
+// row by row, each row's update vectorised over the chunk.
 template <class Scalar, class Space, MINIAPP_KERNEL_UNIT>
-void lower_solve(const Space& space, const Work<Scalar, Space>& w, int r0, int r1, int c0, int c1) {
-  if (c1 <= c0) return;
-  const int rows = r1 - r0;
-  if (rows > kLeaf) {
-    const int rm = r0 + recursion_split(rows);
-    lower_solve(space, w, r0, rm, c0, c1);
-    update(space, w, rm, r1, r0, rm, c0, c1);
-    lower_solve(space, w, rm, r1, c0, c1);
-    return;
-  }
+void lower_solve_chunks(const Space& space, const Work<Scalar, Space>& w, int r0, int r1, int c0, int c1) {
   const auto info = w.info;
   const auto lu = w.lu;
   const int s = w.system;
@@ -232,26 +229,75 @@ void lower_solve(const Space& space, const Work<Scalar, Space>& w, int r0, int r
       });
 }
 
+// The same leaf, device form: a column per thread, its leaf rows loaded into registers at once,
+// the triangle solved there (the same operations in the same order) and stored back once. The
+// host form's thread read and wrote global memory at every step, one dependent access after
+// another: 15 ms of the 4096 solve on the H200 (kernel times, Kokkos 4.6.01), 30 us a launch.
+template <class Scalar, class Space, MINIAPP_KERNEL_UNIT>
+void lower_solve_registers(const Space& space, const Work<Scalar, Space>& w, int r0, int r1, int c0, int c1) {
+  const auto info = w.info;
+  const auto lu = w.lu;
+  const int s = w.system;
+  const int rows = r1 - r0;
+  Kokkos::parallel_for(
+      "solver::dense-trsm-registers", Kokkos::RangePolicy<Space>(space, c0, c1), KOKKOS_LAMBDA(const int c) {
+        if (info(s) != 0) return;
+        Scalar v[kLeaf];
+        MINIAPP_UNROLL
+        for (int r = 0; r < kLeaf; ++r) v[r] = r < rows ? lu(r0 + r, c) : Scalar(0);
+        MINIAPP_UNROLL
+        for (int r = 1; r < kLeaf; ++r) {
+          MINIAPP_UNROLL
+          for (int q = 0; q < r; ++q)
+            if (r < rows) v[r] -= lu(r0 + r, r0 + q) * v[q];
+        }
+        MINIAPP_UNROLL
+        for (int r = 0; r < kLeaf; ++r)
+          if (r < rows) lu(r0 + r, c) = v[r];
+      });
+}
+
+// A(r0:r1, c0:c1) = L(r0:r1, r0:r1)^-1 A(r0:r1, c0:c1), L unit lower triangular: recursively
+// halved so that most flops are a gemm; the leaves in the form F names.
+template <Form F, class Scalar, class Space>
+void lower_solve(const Space& space, const Work<Scalar, Space>& w, int r0, int r1, int c0, int c1) {
+  if (c1 <= c0) return;
+  const int rows = r1 - r0;
+  if (rows > kLeaf) {
+    const int rm = r0 + recursion_split(rows);
+    lower_solve<F>(space, w, r0, rm, c0, c1);
+    update(space, w, rm, r1, r0, rm, c0, c1);
+    lower_solve<F>(space, w, rm, r1, c0, c1);
+    return;
+  }
+  if constexpr (kDeviceForm<F, Space>) {
+    lower_solve_registers(space, w, r0, r1, c0, c1);
+  } else {
+    lower_solve_chunks(space, w, r0, r1, c0, c1);
+  }
+}
+
 // LU with partial pivoting of columns [c0, c1), rows [c0, n), whose left columns are final
 // (LAPACK's dgetrf2): the left half is factored, its swaps applied to the right half, the right
 // half updated by a triangular solve and a gemm, then factored in turn; its swaps are applied to
 // the left half.
-template <class Scalar, class Space>
+template <Form F, class Scalar, class Space>
 void factor_columns(const Space& space, const Work<Scalar, Space>& w, int c0, int c1) {
   const int width = c1 - c0;
   if (width <= kLeaf) return factor_leaf(space, w, c0, c1);
   const int cm = c0 + recursion_split(width);
-  factor_columns(space, w, c0, cm);
+  factor_columns<F>(space, w, c0, cm);
   swap_rows(space, w, c0, cm, cm, c1, false);
-  lower_solve(space, w, c0, cm, cm, c1);
+  lower_solve<F>(space, w, c0, cm, cm, c1);
   update(space, w, cm, w.n(), c0, cm, cm, c1);
-  factor_columns(space, w, cm, c1);
+  factor_columns<F>(space, w, cm, c1);
   swap_rows(space, w, cm, c1, c0, cm, false);
 }
 
-// L y = P b, then U x = y, a diagonal block of rows at a time: one member solves the block's
-// triangle; the rest of the block's rows is row-wise dot products of contiguous values.
-// - Devices, right-looking: after each block the team updates every row below it (above it, going
+// L y = P b, then U x = y, a diagonal block of rows at a time, host form (solves_by_blocks is the
+// device form): one member solves the block's triangle; the rest of the block's rows is row-wise
+// dot products of contiguous values.
+// - Right-looking (devices before solves_by_blocks): after each block the team updates every row below it (above it, going
 //   up) with the block's columns: thousands of rows in parallel.
 // - Host spaces, left-looking: before each block the team's threads reduce the block's own rows by
 //   all columns left of it (right of it, going up), each row read once, contiguously. The
@@ -313,11 +359,102 @@ void solves(const Space& space, const Work<Scalar, Space>& w, const X& x) {
   Kokkos::parallel_for("solver::dense-solves", Policy(space, 1, whole_space_team(space, solve)), solve);
 }
 
+// Diagonal block [b0, b1) of the solves, device form: the block's triangle and its part of rhs
+// staged in one team's scratch, solved there by one thread (the host form's arithmetic, on
+// on-chip copies), written back. Lower: L unit lower triangular; else U.
+template <class Scalar, class Space, MINIAPP_KERNEL_UNIT>
+void solve_diagonal_block(const Space& space, const Work<Scalar, Space>& w, int b0, int b1, bool lower) {
+  using Policy = Kokkos::TeamPolicy<Space>;
+  using Member = typename Policy::member_type;
+  using Block = ScratchMatrix<Scalar, Space>;
+  const auto info = w.info;
+  const auto lu = w.lu;
+  const auto rhs = w.rhs;
+  const int s = w.system;
+  const int m = b1 - b0;
+  const std::size_t bytes = Block::shmem_size(m, m + 1);  // rhs in the last column
+  const int level = bytes <= team_scratch_limit<Space>(0) ? 0 : 1;
+  Policy policy(space, 1, is_host_space<Space>() ? 1 : 128);
+  policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
+  Kokkos::parallel_for(
+      "solver::dense-solve-block", policy, KOKKOS_LAMBDA(const Member& team) {
+        if (info(s) != 0) return;
+        const Block t(team.team_scratch(level), m, m + 1);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m * (m + 1)), [&](const int e) {
+          const int i = e / (m + 1), j = e - i * (m + 1);
+          t(i, j) = j < m ? lu(b0 + i, b0 + j) : rhs(b0 + i);
+        });
+        team.team_barrier();
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          const auto y = Kokkos::subview(t, Kokkos::ALL, m);
+          if (lower) {
+            for (int i = 1; i < m; ++i) t(i, m) -= row_times_vector(t, i, 0, i, y);
+          } else {
+            for (int i = m - 1; i >= 0; --i) t(i, m) = (t(i, m) - row_times_vector(t, i, i + 1, m, y)) / t(i, i);
+          }
+        });
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m), [&](const int i) { rhs(b0 + i) = t(i, m); });
+      });
+}
+
+// rhs(i) -= lu(i, b0:b1) rhs(b0:b1) for the rows i in [r0, r1), device form: over the whole
+// device, a thread per row and vector lanes across the block's columns (each row's values one
+// coalesced stretch).
+template <class Scalar, class Space, MINIAPP_KERNEL_UNIT>
+void update_rows(const Space& space, const Work<Scalar, Space>& w, int r0, int r1, int b0, int b1) {
+  if (r1 <= r0) return;
+  using Policy = Kokkos::TeamPolicy<Space>;
+  using Member = typename Policy::member_type;
+  constexpr int threads = is_host_space<Space>() ? 1 : 8, lanes = is_host_space<Space>() ? 1 : 32;
+  const auto info = w.info;
+  const auto lu = w.lu;
+  const auto rhs = w.rhs;
+  const int s = w.system;
+  const int league = (r1 - r0 + threads - 1) / threads;
+  Kokkos::parallel_for(
+      "solver::dense-solve-rows", Policy(space, league, threads, lanes), KOKKOS_LAMBDA(const Member& team) {
+        if (info(s) != 0) return;
+        const int i = r0 + team.league_rank() * threads + team.team_rank();
+        if (i >= r1) return;  // nothing team-wide follows: the reduction is this thread's lanes'
+        Scalar sum = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, b0, b1), [&](const int j, Scalar& acc) { acc += lu(i, j) * rhs(j); }, sum);
+        Kokkos::single(Kokkos::PerThread(team), [&]() { rhs(i) -= sum; });
+      });
+}
+
+// L y = P b, then U x = y, device form: per diagonal block of kSolveBlock rows, its triangle on
+// one multiprocessor (solve_diagonal_block), then every row below it (above it, going up) over
+// the whole device (update_rows). The one-team form kept both solves on one multiprocessor: 34
+// ms of the 4096 solve on the H200 (kernel times, Kokkos 4.6.01), where cuSOLVER's getrs took 2.2.
+template <class Scalar, class Space, class X, MINIAPP_KERNEL_UNIT>
+void solves_by_blocks(const Space& space, const Work<Scalar, Space>& w, const X& x) {
+  const int n = w.n();
+  constexpr int block = kSolveBlock;
+  for (int b0 = 0; b0 < n; b0 += block) {
+    const int b1 = std::min(b0 + block, n);
+    solve_diagonal_block(space, w, b0, b1, true);
+    update_rows(space, w, b1, n, b0, b1);
+  }
+  for (int b1 = n; b1 > 0; b1 -= block) {
+    const int b0 = std::max(b1 - block, 0);
+    solve_diagonal_block(space, w, b0, b1, false);
+    update_rows(space, w, 0, b0, b0, b1);
+  }
+  const auto info = w.info;
+  const auto rhs = w.rhs;
+  const int s = w.system;
+  Kokkos::parallel_for(
+      "solver::dense-solution", Kokkos::RangePolicy<Space>(space, 0, n),
+      KOKKOS_LAMBDA(const int i) { x(s, i) = info(s) != 0 ? Scalar(0) : rhs(i); });
+}
+
 // System w.system of a and b into x: copy into the work space (and the largest |A|, the scale of
 // its tiny pivot), then a panel of block_size columns at a time: factor it, apply its row swaps
 // to the rest, solve for the block row of U, update the trailing matrix with one gemm. A signal
 // is noticed between panels (`step` counts them across systems).
-template <class Scalar, class Space, class A, class B, class X, MINIAPP_KERNEL_UNIT>
+template <Form F = Form::OfSpace, class Scalar, class Space, class A, class B, class X, MINIAPP_KERNEL_UNIT>
 void solve_system(const Space& space, Work<Scalar, Space>& w, const A& a, const B& b, const X& x, int block_size,
                   std::int64_t& step) {
   const auto info = w.info;
@@ -340,15 +477,19 @@ void solve_system(const Space& space, Work<Scalar, Space>& w, const A& a, const 
   for (int k0 = 0; k0 < n; k0 += block_size) {
     interruption_point(space, step++);
     const int k1 = std::min(k0 + block_size, n);
-    factor_columns(space, w, k0, k1);
+    factor_columns<F>(space, w, k0, k1);
     swap_rows(space, w, k0, k1, 0, k0, false);
     swap_rows(space, w, k0, k1, k1, n, true);
     if (k1 == n) break;
-    lower_solve(space, w, k0, k1, k1, n);
+    lower_solve<F>(space, w, k0, k1, k1, n);
     // A22 -= L21 U12. After a zero pivot this computes with finite leftovers; nothing divides by it.
     update(space, w, k1, n, k0, k1, k1, n);
   }
-  solves(space, w, x);
+  if constexpr (kDeviceForm<F, Space>) {
+    solves_by_blocks(space, w, x);
+  } else {
+    solves(space, w, x);
+  }
 }
 
 }  // namespace miniapp::solver::blocked
