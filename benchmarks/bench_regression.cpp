@@ -84,9 +84,10 @@ void stream_read(benchmark::State& state) {
 // One pass of the fused gradient sums in the two portable forms, same run: Lanes = 0,
 // `regression-sums-rows`, FusedGradient (a thread per four rows: what fused_sums runs on host
 // spaces where PackedGradient does not, and on devices for narrow rows), and on device spaces
-// `regression-sums-lanes<L>`, TeamGradient with L lanes across a row (fused_sums: 8). X is all
+// `regression-sums-lanes<L>`, TeamGradient with L lanes across a row (fused_sums: 8; `-c1` one
+// column per lane per step instead of kTeamGradientChunk). X is all
 // ones and beta 1 / cols, so every residual is 1 (to rounding) and the loss sum counts the rows read.
-template <class Scalar, class Space, int Lanes>
+template <class Scalar, class Space, int Lanes, int Chunk = regression::kTeamGradientChunk>
 void gradient_sums(benchmark::State& state) {
   using MemorySpace = typename Space::memory_space;
   const auto n = static_cast<std::size_t>(state.range(0));
@@ -104,7 +105,7 @@ void gradient_sums(benchmark::State& state) {
   Kokkos::View<Scalar*, MemorySpace> partials(
       "partials", Lanes > 0 ? regression::team_gradient_partials_size<Scalar, Space, kLanes>(n, cols) : 0);
   time_iterations(state, space, [&] {
-    if constexpr (Lanes > 0) regression::team_gradient_sums<kLanes>(space, x, y, beta, partials, sums);
+    if constexpr (Lanes > 0) regression::team_gradient_sums<kLanes, Chunk>(space, x, y, beta, partials, sums);
     else regression::range_gradient_sums(space, x, y, beta, sums);
   });
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
@@ -156,6 +157,7 @@ void register_for_precision(const std::string& precision) {
     if constexpr (!is_host_space<Space>()) {
       sums("lanes4", gradient_sums<Scalar, Space, 4>);
       sums("lanes8", gradient_sums<Scalar, Space, 8>);
+      sums("lanes8-c1", gradient_sums<Scalar, Space, 8, 1>);  // a column per step: the loop before chunks
       sums("lanes16", gradient_sums<Scalar, Space, 16>);
       sums("lanes32", gradient_sums<Scalar, Space, 32>);
     }

@@ -163,7 +163,8 @@ TYPED_TEST(RegressionTest, FusedCoversEveryRowBlockAndColumnTail) {
 // block early or leave a team a few rows, and on host spaces blocks of 1 to 32 rows per thread
 // (team_rows: the rows over the space's threads); models of 2, 9, 51 and 71 columns (shorter and
 // longer than the 8 lanes and than a warp). Run on every space, so the host builds check the GPU
-// form's arithmetic too; partials too small for the teams are refused.
+// form's arithmetic too; partials too small for the teams are refused. A column per lane per step
+// (Chunk 1) as well.
 TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
   using Space = TypeParam;
   using Memory = typename Space::memory_space;
@@ -192,13 +193,18 @@ TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
       Kokkos::View<double*, Kokkos::LayoutRight, Memory> teams("teams", cols + 1), range("range", cols + 1);
       Kokkos::View<double*, Memory> partials(
           "partials", regression::team_gradient_partials_size<double, Space>(n, cols));
+      Kokkos::View<double*, Kokkos::LayoutRight, Memory> single("single column steps", cols + 1);
       regression::team_gradient_sums(Space(), x, y, beta, partials, teams);
+      regression::team_gradient_sums<8, 1>(Space(), x, y, beta, partials, single);
       regression::range_gradient_sums(Space(), x, y, beta, range);
       Kokkos::fence();
       auto ht = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), teams);
+      auto hs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), single);
       auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), range);
-      for (std::size_t j = 0; j <= cols; ++j)
+      for (std::size_t j = 0; j <= cols; ++j) {
         EXPECT_NEAR(ht(j), hr(j), 1e-12 * (static_cast<double>(n) + std::abs(hr(j)))) << "sum " << j;
+        EXPECT_NEAR(hs(j), hr(j), 1e-12 * (static_cast<double>(n) + std::abs(hr(j)))) << "sum " << j << ", chunk 1";
+      }
     }
   }
 }

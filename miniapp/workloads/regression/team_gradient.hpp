@@ -17,6 +17,7 @@
 
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/spaces.hpp"
+#include "miniapp/core/unroll.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -26,10 +27,13 @@
 
 namespace miniapp::regression {
 
+// Columns of a row one lane reads per step of TeamGradient (lane_columns).
+inline constexpr int kTeamGradientChunk = 8;
+
 // Lanes: the vector lanes across a row on device spaces (at most a warp, 32), threads of
 // 256 / Lanes lanes to a team, so a team has 256 lanes whatever the split. Host spaces: one lane,
-// one thread.
-template <class Scalar, class Space, int Lanes = 8>
+// one thread. Chunk: the columns a lane reads per step.
+template <class Scalar, class Space, int Lanes = 8, int Chunk = kTeamGradientChunk>
 struct TeamGradient {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
@@ -69,6 +73,21 @@ struct TeamGradient {
     return p;
   }
 
+  // f(j) for the columns j of a row that `lane` takes (lane, lane + kLanes, ...), Chunk of them
+  // per step, unrolled: a step's loads do not wait for each other, so a GPU thread has Chunk in
+  // flight. ThreadVectorRange(team, cols) gave each lane the same columns in a loop with a
+  // run-time trip count (Chunk = 1 here is that loop's shape; benchmark regression-sums-lanes8-c1).
+  template <class F>
+  KOKKOS_INLINE_FUNCTION static void lane_columns(const int lane, const int cols, const F& f) {
+    for (int j0 = lane; j0 < cols; j0 += Chunk * kLanes) {
+      MINIAPP_UNROLL
+      for (int c = 0; c < Chunk; ++c) {
+        const int j = j0 + c * kLanes;
+        if (j < cols) f(j);
+      }
+    }
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int cols = static_cast<int>(value_count) - 1, t = team.team_rank();
     const Scratch part(team.team_scratch(0), team.team_size(), value_count);
@@ -81,10 +100,14 @@ struct TeamGradient {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, end), [&](const std::int64_t i) {
       Scalar dot = 0;
       Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(team, cols), [&](const int j, Scalar& d) { d += x(i, j) * beta(j); }, dot);
+          Kokkos::ThreadVectorRange(team, kLanes),
+          [&](const int lane, Scalar& d) { lane_columns(lane, cols, [&](const int j) { d += x(i, j) * beta(j); }); },
+          dot);
       const Scalar r = dot - y(i);
       // Each lane adds to its own columns of its thread's row: no two lanes or threads share a value.
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, cols), [&](const int j) { part(t, j) += x(i, j) * r; });
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kLanes), [&](const int lane) {
+        lane_columns(lane, cols, [&](const int j) { part(t, j) += x(i, j) * r; });
+      });
       Kokkos::single(Kokkos::PerThread(team), [&]() { part(t, cols) += r * r; });
     });
     team.team_barrier();
@@ -123,11 +146,12 @@ bool team_gradient_fits(std::size_t cols) {
 
 // One pass over X by TeamGradient: the gradient sums and the sum of squared residuals into sums.
 // `partials`: at least team_gradient_partials_size values of the space's memory.
-template <int Lanes = 8, class Space, class X, class Y, class Beta, class Partials, class Sums>
+template <int Lanes = 8, int Chunk = kTeamGradientChunk, class Space, class X, class Y, class Beta, class Partials,
+          class Sums>
 void team_gradient_sums(const Space& space, const X& x, const Y& y, const Beta& beta, const Partials& partials,
                         const Sums& sums) {
   using Scalar = typename Sums::non_const_value_type;
-  using F = TeamGradient<Scalar, Space, Lanes>;
+  using F = TeamGradient<Scalar, Space, Lanes, Chunk>;
   const auto values = static_cast<unsigned>(x.extent(1) + 1);
   const std::int64_t teams = F::teams(x.extent(0), space);
   if (partials.span() < static_cast<std::size_t>(teams) * values)

@@ -10,6 +10,7 @@
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/kokkos_kernels_compat.hpp"
 #include "miniapp/core/spaces.hpp"
+#include "miniapp/core/unroll.hpp"
 #include "miniapp/workloads/solver/kernels.hpp"
 
 #include <algorithm>

@@ -12,20 +12,12 @@
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/spaces.hpp"
+#include "miniapp/core/unroll.hpp"
 #include "miniapp/workloads/solver/params.hpp"
 
 #include <cstddef>
 
 namespace miniapp::solver {
-
-// Loops over a register array's indices unrolled, so the array stays in registers.
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-#define MINIAPP_UNROLL _Pragma("unroll")
-#elif defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(__HIPCC__)
-#define MINIAPP_UNROLL _Pragma("GCC unroll 16")
-#else
-#define MINIAPP_UNROLL
-#endif
 
 // The pivot of column k of m over `rows` (a TeamThreadRange or a ThreadVectorRange from k to n):
 // the largest |m(i, k)| and its row, the same on every thread or lane of the range afterwards.
