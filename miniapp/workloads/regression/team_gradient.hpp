@@ -7,7 +7,7 @@
 // benchmarks' plain read of X takes 0.27 ms (issue 27). Here a thread reads a row as one
 // contiguous stretch, its lanes keep the row's sums in the team's scratch (lane j's columns in its
 // thread's row of it), and each team writes its totals to its row of `partials`, which a second,
-// small reduction adds up (TeamTotals: a TeamPolicy reduction of an array of runtime length with
+// small kernel adds up (add_team_totals: a TeamPolicy reduction of an array of runtime length with
 // a vector length above 1 is refused by Kokkos' CUDA backend, 4.6 at least). In one run on the
 // H200 (benchmarks regression-sums-*): 8 lanes 0.268 ms, 16 lanes 0.332, a warp (32) 0.350,
 // 4 lanes 0.478 in float64; 0.230, 0.291, 0.284, 0.270 in float32; so 8 lanes (a row of 51
@@ -120,16 +120,27 @@ struct TeamGradient {
   }
 };
 
-// The teams' totals added up: sums[j] = the sum over teams of partials(team, j).
-template <class Scalar, class Partials>
-struct TeamTotals {
-  using value_type = Scalar[];
-  Partials partials;
-  unsigned value_count;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t team, value_type sums) const {
-    for (unsigned j = 0; j < value_count; ++j) sums[j] += partials(team, j);
-  }
-};
+// The teams' totals added up: sums(j) = the sum over teams of partials(team, j), a team per j
+// with its lanes across the teams (partials is LayoutLeft: a value's totals are contiguous). A
+// parallel_reduce over the teams with an array of the P + 2 values per thread took 62 us a step on
+// the H200 (fenced kernel times, 10^6 x 51 float64, Kokkos 4.6.01), the fused pass itself 321.
+template <class Space, class Partials, class Sums>
+void add_team_totals(const Space& space, const Partials& partials, const Sums& sums) {
+  using Scalar = typename Sums::non_const_value_type;
+  using Policy = Kokkos::TeamPolicy<Space>;
+  using Member = typename Policy::member_type;
+  constexpr int lanes = is_host_space<Space>() ? 1 : 32;
+  const auto teams = static_cast<std::int64_t>(partials.extent(0));
+  Kokkos::parallel_for(
+      "regression::fused-team-totals", Policy(space, static_cast<int>(partials.extent(1)), 1, lanes),
+      KOKKOS_LAMBDA(const Member& team) {
+        const int j = team.league_rank();
+        Scalar total = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, teams), [&](const std::int64_t t, Scalar& s) { s += partials(t, j); }, total);
+        Kokkos::single(Kokkos::PerThread(team), [&]() { sums(j) = total; });
+      });
+}
 
 // The values TeamGradient's partials take for `rows` rows of `cols` columns on Space (initialized).
 template <class Scalar, class Space, int Lanes = 8>
@@ -160,9 +171,7 @@ void team_gradient_sums(const Space& space, const X& x, const Y& y, const Beta& 
   const typename F::Partials totals(partials.data(), static_cast<std::size_t>(teams), values);
   const F f{x, y, beta, totals, values, F::team_rows(x.extent(0), space)};
   Kokkos::parallel_for("regression::fused-teams", f.policy(space), f);
-  Kokkos::parallel_reduce("regression::fused-team-totals",
-                          Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, teams),
-                          TeamTotals<Scalar, typename F::Partials>{totals, values}, sums);
+  add_team_totals(space, totals, sums);
 }
 
 }  // namespace miniapp::regression
