@@ -237,7 +237,7 @@ void range_gradient_sums(const Space& space, const X& x, const Y& y, const Beta&
 // across each row) where a row fills its lanes and its scratch fits, else FusedGradient. Rows of
 // fewer columns leave lanes idle: at 2 columns (one feature) on the H200 a warp per row took
 // 0.25 ms a step in float64, FusedGradient 0.037 ms (Kokkos 3.4.01, another day).
-template <class Space, class X, class Y, class F>
+template <class Space, class X, class Y, class F, MINIAPP_KERNEL_UNIT>
 void fused_sums(const Space& space, const X& x, const Y& y, const F& fit) {
   using Scalar = typename F::View::value_type;
   const std::size_t cols = x.extent(1);

@@ -15,6 +15,7 @@
 // for rows of at least 8 columns where the scratch fits; written for every space, so that the
 // host tests check its sums against FusedGradient's.
 
+#include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/core/unroll.hpp"
@@ -124,7 +125,7 @@ struct TeamGradient {
 // with its lanes across the teams (partials is LayoutLeft: a value's totals are contiguous). A
 // parallel_reduce over the teams with an array of the P + 2 values per thread took 62 us a step on
 // the H200 (fenced kernel times, 10^6 x 51 float64, Kokkos 4.6.01), the fused pass itself 321.
-template <class Space, class Partials, class Sums>
+template <class Space, class Partials, class Sums, MINIAPP_KERNEL_UNIT>
 void add_team_totals(const Space& space, const Partials& partials, const Sums& sums) {
   using Scalar = typename Sums::non_const_value_type;
   using Policy = Kokkos::TeamPolicy<Space>;
@@ -158,7 +159,7 @@ bool team_gradient_fits(std::size_t cols) {
 // One pass over X by TeamGradient: the gradient sums and the sum of squared residuals into sums.
 // `partials`: at least team_gradient_partials_size values of the space's memory.
 template <int Lanes = 8, int Chunk = kTeamGradientChunk, class Space, class X, class Y, class Beta, class Partials,
-          class Sums>
+          class Sums, MINIAPP_KERNEL_UNIT>
 void team_gradient_sums(const Space& space, const X& x, const Y& y, const Beta& beta, const Partials& partials,
                         const Sums& sums) {
   using Scalar = typename Sums::non_const_value_type;
