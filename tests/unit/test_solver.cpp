@@ -540,6 +540,19 @@ TEST(SolverDeck, KokkosKernelsVariantIsRefusedWhereUnavailable) {
   }
 }
 
+namespace {
+// A float64 solver measurement of `variant` on Space, as the refusal checks see it.
+template <class Space>
+MeasurementSpec float64_spec(const std::string& variant) {
+  MeasurementSpec spec;
+  spec.workload = "solver";
+  spec.space = space_name<Space>();
+  spec.precision = Precision::Float64;
+  spec.variant = variant;
+  return spec;
+}
+}  // namespace
+
 // batched-thread on a device keeps each system above the registers' orders in one thread's
 // scratch, bounded per team: refused before the run where it cannot fit. Host spaces keep their
 // systems in work slices of host memory, so no order is refused there for scratch.
@@ -547,11 +560,7 @@ TYPED_TEST(SolverTest, ThreadScratchLimitIsKnownBeforeTheRun) {
   using Space = TypeParam;
   const Workload* w = find_workload("solver");
   ASSERT_NE(w, nullptr);
-  MeasurementSpec spec;
-  spec.workload = "solver";
-  spec.space = space_name<Space>();
-  spec.precision = Precision::Float64;
-  spec.variant = "batched-thread";
+  MeasurementSpec spec = float64_spec<Space>("batched-thread");
   const std::any p = params(1);
   if constexpr (is_host_space<Space>()) {
     spec.size = 4096;
@@ -576,11 +585,7 @@ TYPED_TEST(SolverTest, TeamScratchLimitIsKnownBeforeTheRun) {
   using Space = TypeParam;
   const Workload* w = find_workload("solver");
   ASSERT_NE(w, nullptr);
-  MeasurementSpec spec;
-  spec.workload = "solver";
-  spec.space = space_name<Space>();
-  spec.precision = Precision::Float64;
-  spec.variant = "batched-team";
+  MeasurementSpec spec = float64_spec<Space>("batched-team");
   spec.size = solver::largest_team_system<double, Space>(1) + 1;
   const std::any p = params(1);
   const std::optional<std::string> why = w->refuse(spec, p);
