@@ -5,6 +5,7 @@
 // Kokkos::deep_copy of a value (`fill-deep-copy`, the library's own fill). `distance-direct-squared`:
 // direct without the square roots.
 
+#include "miniapp/workloads/distance/direct_flat.hpp"
 #include "miniapp/workloads/distance/distance.hpp"
 
 #include "registry.hpp"

@@ -1,3 +1,4 @@
+#include "miniapp/workloads/distance/direct_flat.hpp"
 #include "miniapp/workloads/distance/distance.hpp"
 
 #include "kernel_helpers.hpp"

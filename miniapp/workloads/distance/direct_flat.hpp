@@ -1,0 +1,59 @@
+#pragma once
+// Another device mapping of the direct distance matrix, timed beside direct's own by the
+// benchmarks (distance-direct-flat-k<K>) and checked against it by the tests; not yet a
+// variant's kernel.
+
+#include "miniapp/core/kernel_unit.hpp"
+#include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/workloads/distance/kernels.hpp"
+
+#include <cstdint>
+
+namespace miniapp::distance::kernels {
+
+// direct without teams, shaped for GPUs: one flat RangePolicy, K entries per thread. Thread c of
+// row i takes columns c, c + q, ..., c + (K - 1) q (q = ceil(n / K)), so neighbouring threads
+// still write neighbouring entries, and each thread loads its K column points before it stores
+// anything (the team form loads each column point after the previous store, one row per warp).
+// The same squared_distance as direct: the values agree bit for bit. The benchmarks
+// distance-direct-flat-k<K> time it beside direct on device spaces; direct keeps its mapping
+// until a GPU has measured both.
+template <int K, int Dim, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
+void direct_flat_rows(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
+                      int runtime_dim, bool squared) {
+  static_assert(K >= 1 && K <= 8, "entries per thread");
+  using Scalar = typename Out::non_const_value_type;
+  const int dim = Dim > 0 ? Dim : runtime_dim;
+  const auto n = static_cast<std::int64_t>(points.extent(0));
+  const std::int64_t q = (n + K - 1) / K;
+  const std::int64_t threads = rows * q;
+  // A 32-bit division where the index fits: a 64-bit one costs a GPU several times as much.
+  const bool narrow = threads <= std::int64_t(0xffffffff);
+  Kokkos::parallel_for(
+      "distance::direct-flat", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, threads),
+      KOKKOS_LAMBDA(const std::int64_t t) {
+        const std::int64_t local =
+            narrow ? std::int64_t(static_cast<std::uint32_t>(t) / static_cast<std::uint32_t>(q)) : t / q;
+        const std::int64_t c = t - local * q;
+        const RowPoint<Dim, Points> own(points, row0 + local);
+        Scalar s[K];
+        for (int k = 0; k < K; ++k) {
+          const std::int64_t j = c + k * q;
+          s[k] = j < n ? squared_distance<Dim>(own, points, j, dim) : Scalar(0);
+        }
+        for (int k = 0; k < K; ++k) {
+          const std::int64_t j = c + k * q;
+          if (j < n) out(local, j) = squared ? s[k] : compat::math::sqrt(s[k]);
+        }
+      });
+}
+
+template <int K, class Space, class Points, class Out>
+void direct_flat(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
+                 int dim, bool squared) {
+  with_dimension(dim, [&](auto fixed) {
+    direct_flat_rows<K, decltype(fixed)::value>(space, points, out, row0, rows, dim, squared);
+  });
+}
+
+}  // namespace miniapp::distance::kernels

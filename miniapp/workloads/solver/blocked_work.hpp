@@ -1,0 +1,99 @@
+#pragma once
+// dense-blocked's shared pieces: the work space of one system, the constants of the recursion,
+// the form of the triangular solves per space, and the gemm update every step goes through
+// (blocked_lu.hpp is the factorisation, blocked_solves.hpp the triangular solves).
+
+#include "miniapp/core/kernel_unit.hpp"
+#include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/kokkos_kernels_compat.hpp"
+#include "miniapp/core/spaces.hpp"
+#include "miniapp/workloads/solver/params.hpp"
+
+#include <algorithm>
+#include <type_traits>
+
+namespace miniapp::solver::blocked {
+
+// Columns a leaf of the recursive panel factorisation handles one at a time: the leaf's rows of
+// n x kLeaf values stay in cache while each column is eliminated.
+inline constexpr int kLeaf = 16;
+// Rows per diagonal block of the two final triangular solves.
+inline constexpr int kSolveBlock = 64;
+// Columns one thread of the swap and triangular-solve kernels handles: a run of contiguous values
+// to vectorise over on a CPU; one column per thread (neighbours coalesce) on a GPU.
+template <class Space>
+inline constexpr int kColumnChunk = is_host_space<Space>() ? 64 : 1;
+
+// Which forms of the triangular solves run: the space's own (OfSpace: the host forms on host
+// spaces, the device forms on devices), or the ones named, so that the tests run the device forms
+// on host spaces as well.
+enum class Form { OfSpace, Host, Device };
+template <Form F, class Space>
+inline constexpr bool kDeviceForm = F == Form::Device || (F == Form::OfSpace && !is_host_space<Space>());
+
+// Where the recursive factorisation and triangular solve halve an extent: a multiple of the leaf,
+// at least one leaf.
+inline int recursion_split(int extent) { return std::max(kLeaf, extent / 2 / kLeaf * kLeaf); }
+
+// The work space of one system's factorisation, reused system after system; `info` is the
+// solver's per-system output.
+template <class Scalar, class Space>
+struct Work {
+  using Device = Kokkos::Device<Space, typename Space::memory_space>;
+  // A leaf's rows contiguous on a CPU; on a GPU, a column's values contiguous across threads.
+  using LeafLayout = std::conditional_t<is_host_space<Space>(), Kokkos::LayoutRight, Kokkos::LayoutLeft>;
+  using Info = Kokkos::View<int*, Kokkos::LayoutRight, typename Space::memory_space>;
+
+  explicit Work(std::size_t n)
+      : lu("solver::lu", n, n),
+        rhs("solver::rhs", n),
+        pivots("solver::pivots", n),
+        leaf("solver::leaf", n, kLeaf),
+        scale("solver::scale") {}
+
+  Kokkos::View<Scalar**, Kokkos::LayoutRight, Device> lu;
+  Kokkos::View<Scalar*, Device> rhs;
+  Kokkos::View<int*, Device> pivots;
+  Kokkos::View<Scalar**, LeafLayout, Device> leaf;  // the leaf of the panel being factored
+  Kokkos::View<Scalar, typename Space::memory_space> scale;
+  Info info;
+  int system = 0;
+  int n() const { return static_cast<int>(lu.extent(0)); }
+};
+
+// One team spanning the host's threads, or a large block on a GPU, for the sequential steps.
+template <class Space, class Functor>
+int whole_space_team(const Space& space, const Functor& f) {
+  const int largest = Kokkos::TeamPolicy<Space>(space, 1, 1).team_size_max(f, Kokkos::ParallelForTag());
+  return std::max(1, std::min(largest, is_host_space<Space>() ? static_cast<int>(space.concurrency()) : 256));
+}
+
+// sum_j m(i, j) v(j) over j in [j0, j1), in four independent sums: one running sum would be a
+// chain of dependent adds the compiler may not reorder.
+template <class MatrixView, class VectorView>
+KOKKOS_INLINE_FUNCTION typename VectorView::non_const_value_type row_times_vector(const MatrixView& m, int i, int j0,
+                                                                                 int j1, const VectorView& v) {
+  typename VectorView::non_const_value_type s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int j = j0;
+  for (; j + 3 < j1; j += 4) {
+    s0 += m(i, j) * v(j);
+    s1 += m(i, j + 1) * v(j + 1);
+    s2 += m(i, j + 2) * v(j + 2);
+    s3 += m(i, j + 3) * v(j + 3);
+  }
+  for (; j < j1; ++j) s0 += m(i, j) * v(j);
+  return (s0 + s1) + (s2 + s3);
+}
+
+// A(r0:r1, c0:c1) -= A(r0:r1, k0:k1) A(k0:k1, c0:c1), on the default instance of the space
+// (compat::gemm_nn: KokkosBlas::gemm, or gemv for one column).
+template <class Scalar, class Space>
+void update(const Space&, const Work<Scalar, Space>& w, int r0, int r1, int k0, int k1, int c0, int c1) {
+  using Range = Kokkos::pair<int, int>;
+  if (r1 <= r0 || c1 <= c0 || k1 <= k0) return;
+  compat::gemm_nn(Scalar(-1), Kokkos::subview(w.lu, Range(r0, r1), Range(k0, k1)),
+                  Kokkos::subview(w.lu, Range(k0, k1), Range(c0, c1)), Scalar(1),
+                  Kokkos::subview(w.lu, Range(r0, r1), Range(c0, c1)));
+}
+
+}  // namespace miniapp::solver::blocked
