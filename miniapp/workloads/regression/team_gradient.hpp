@@ -7,8 +7,9 @@
 // benchmarks' plain read of X takes 0.27 ms (issue 27). Here a thread reads a row as one
 // contiguous stretch, its lanes keep the row's sums in the team's scratch (lane j's columns in its
 // thread's row of it), and each team writes its totals to its row of `partials`, which a second,
-// small kernel adds up (add_team_totals: a TeamPolicy reduction of an array of runtime length with
-// a vector length above 1 is refused by Kokkos' CUDA backend, 4.6 at least). In one run on the
+// small kernel adds up (add_team_totals; the teams cannot reduce into the sums themselves: a
+// TeamPolicy reduction of an array of runtime length with a vector length above 1 is refused by
+// Kokkos' CUDA backend, 4.6 at least). In one run on the
 // H200 (benchmarks regression-sums-*): 8 lanes 0.268 ms, 16 lanes 0.332, a warp (32) 0.350,
 // 4 lanes 0.478 in float64; 0.230, 0.291, 0.284, 0.270 in float32; so 8 lanes (a row of 51
 // values in 7 loads per lane, four rows per warp in flight). fused_sums uses it on device spaces

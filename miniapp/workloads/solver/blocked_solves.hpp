@@ -84,15 +84,12 @@ void lower_solve(const Space& space, const Work<Scalar, Space>& w, int r0, int r
 }
 
 // L y = P b, then U x = y, a diagonal block of rows at a time, host form (solves_by_blocks is the
-// device form): one member solves the block's triangle; the rest of the block's rows is row-wise
-// dot products of contiguous values.
-// - Right-looking (devices, before solves_by_blocks): after each block the team updates every row
-//   below it (above it, going up) with the block's columns: thousands of rows in parallel.
-// - Host spaces, left-looking: before each block the team's threads reduce the block's own rows by
-//   all columns left of it (right of it, going up), each row read once, contiguously. The
-//   right-looking form read strips of 64 values of every row below the block, each row a page or
-//   more from the next: 2.1-3.7 ms per solve at n = 1024 against 0.59-0.67 ms for LAPACK's getrs
-//   on the same factors (Xeon, 2 OpenMP threads); left-looking 0.49 ms.
+// device form), left-looking: before each block the team's threads reduce the block's own rows by
+// all columns left of it (right of it, going up), each row read once, contiguously; then one
+// member solves the block's triangle. The right-looking form read strips of 64 values of every
+// row below the block, each row a page or more from the next: 2.1-3.7 ms per solve at n = 1024
+// against 0.59-0.67 ms for LAPACK's getrs on the same factors (Xeon, 2 OpenMP threads);
+// left-looking 0.49 ms.
 template <class Scalar, class Space, class X, MINIAPP_KERNEL_UNIT>
 void solves(const Space& space, const Work<Scalar, Space>& w, const X& x) {
   using Policy = Kokkos::TeamPolicy<Space>;
@@ -102,7 +99,6 @@ void solves(const Space& space, const Work<Scalar, Space>& w, const X& x) {
   const auto rhs = w.rhs;
   const int n = w.n();
   const int s = w.system;
-  const bool left_looking = is_host_space<Space>();
   constexpr int block = kSolveBlock;
   auto solve = KOKKOS_LAMBDA(const Member& team) {
     if (info(s) != 0) {
@@ -111,37 +107,23 @@ void solves(const Space& space, const Work<Scalar, Space>& w, const X& x) {
     }
     for (int b0 = 0; b0 < n; b0 += block) {
       const int b1 = b0 + block < n ? b0 + block : n;
-      if (left_looking) {
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b0, b1),
-                             [&](const int i) { rhs(i) -= row_times_vector(lu, i, 0, b0, rhs); });
-        team.team_barrier();
-      }
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b0, b1),
+                           [&](const int i) { rhs(i) -= row_times_vector(lu, i, 0, b0, rhs); });
+      team.team_barrier();
       Kokkos::single(Kokkos::PerTeam(team), [&]() {
         for (int i = b0 + 1; i < b1; ++i) rhs(i) -= row_times_vector(lu, i, b0, i, rhs);
       });
       team.team_barrier();
-      if (!left_looking) {
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b1, n),
-                             [&](const int i) { rhs(i) -= row_times_vector(lu, i, b0, b1, rhs); });
-        team.team_barrier();
-      }
     }
     for (int b1 = n; b1 > 0; b1 -= block) {
       const int b0 = b1 - block > 0 ? b1 - block : 0;
-      if (left_looking) {
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b0, b1),
-                             [&](const int i) { rhs(i) -= row_times_vector(lu, i, b1, n, rhs); });
-        team.team_barrier();
-      }
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, b0, b1),
+                           [&](const int i) { rhs(i) -= row_times_vector(lu, i, b1, n, rhs); });
+      team.team_barrier();
       Kokkos::single(Kokkos::PerTeam(team), [&]() {
         for (int i = b1 - 1; i >= b0; --i) rhs(i) = (rhs(i) - row_times_vector(lu, i, i + 1, b1, rhs)) / lu(i, i);
       });
       team.team_barrier();
-      if (!left_looking) {
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 0, b0),
-                             [&](const int i) { rhs(i) -= row_times_vector(lu, i, b0, b1, rhs); });
-        team.team_barrier();
-      }
     }
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const int i) { x(s, i) = rhs(i); });
   };

@@ -91,11 +91,19 @@ std::size_t team_scratch_limit(int level) {
   return *limit;
 }
 
+// The largest order n above `floor` whose `bytes(n)` fit `limit` (floor where none does): a
+// system of order n takes at least n (n + 1) values, so the search starts at sqrt(limit / value).
+template <class Scalar, class Bytes>
+std::size_t largest_order_within(std::size_t limit, std::size_t floor, const Bytes& bytes) {
+  std::size_t n = static_cast<std::size_t>(std::sqrt(static_cast<double>(limit) / sizeof(Scalar)));
+  while (n > floor && bytes(n) > limit) --n;
+  return n;
+}
+
 template <class Scalar, class Space>
 std::size_t largest_team_system(int level) {
-  std::size_t n = static_cast<std::size_t>(std::sqrt(static_cast<double>(team_scratch_limit<Space>(level)) / sizeof(Scalar)));
-  while (n > 0 && team_scratch_bytes<Scalar, Space>(n) > team_scratch_limit<Space>(level)) --n;
-  return n;
+  return largest_order_within<Scalar>(team_scratch_limit<Space>(level), 0,
+                                      [](std::size_t n) { return team_scratch_bytes<Scalar, Space>(n); });
 }
 
 template <class Space>
@@ -166,11 +174,8 @@ std::size_t lanes_team_bytes(std::size_t n) {
 // The largest order the lanes mapping holds in a team's level-1 scratch.
 template <class Scalar, class Space>
 std::size_t largest_lanes_system() {
-  // a team holds at least one system: n (n + 1) values
-  std::size_t n = static_cast<std::size_t>(std::sqrt(team_scratch_limit<Space>(1) / sizeof(Scalar)));
-  while (n > static_cast<std::size_t>(kRegisterOrderMax) && lanes_team_bytes<Scalar, Space>(n) > team_scratch_limit<Space>(1))
-    --n;
-  return n;
+  return largest_order_within<Scalar>(team_scratch_limit<Space>(1), kRegisterOrderMax,
+                                      [](std::size_t n) { return lanes_team_bytes<Scalar, Space>(n); });
 }
 
 // Why batched-thread cannot solve systems of order n on this space, if it cannot. Host spaces
@@ -181,7 +186,6 @@ std::optional<std::string> thread_scratch_refusal(std::size_t n) {
   if (is_host_space<Space>() || n <= static_cast<std::size_t>(kRegisterOrderMax) ||
       lanes_team_bytes<Scalar, Space>(n) <= team_scratch_limit<Space>(1))
     return std::nullopt;
-  // a team holds at least one system: n (n + 1) values
   const LanesShape shape = lanes_shape<Scalar, Space>(n);
   std::ostringstream s;
   s << "solver: batched-thread on " << space_name<Space>() << " keeps one " << n << " x " << n
