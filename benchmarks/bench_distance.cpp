@@ -66,10 +66,11 @@ void distance_matrix(benchmark::State& state, const std::string& variant, const 
   rate_counters(state, k.work());
 }
 
-// direct's flat mapping, K entries per thread (kernels::direct_flat), into the kernel's own
-// matrix after the same coordinate-major copy, verified like the workload's result.
+// One form of direct into the kernel's own matrix after the same coordinate-major copy, verified
+// like the workload's result: the flat form with K entries per thread (kernels::direct_flat), or
+// with K = 0 the team form (kernels::direct_team, the form devices ran before the flat one).
 template <int K, class Space>
-void distance_direct_flat(benchmark::State& state) {
+void distance_direct_form(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   distance::Params p;
   distance::Kernel<float, Space> k(p, "direct", n);
@@ -81,7 +82,11 @@ void distance_direct_flat(benchmark::State& state) {
   const Space space;
   time_iterations(state, space, [&] {
     distance::kernels::coordinate_major(space, k.points().device, coordinates, p.dim);
-    distance::kernels::direct_flat<K>(space, coordinates, out, 0, rows, p.dim, false);
+    if constexpr (K == 0) {
+      distance::kernels::direct_team(space, coordinates, out, 0, rows, p.dim, false);
+    } else {
+      distance::kernels::direct_flat<K>(space, coordinates, out, 0, rows, p.dim, false);
+    }
   });
   k.distances().copy_to_host();
   const Verification v = k.verify(std::nullopt);
@@ -112,9 +117,15 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
                                  [](benchmark::State& st) { distance_matrix<float, Space>(st, "direct", true); })
         ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
     if constexpr (!is_host_space<Space>()) {
-      benchmark::RegisterBenchmark(("distance-direct-flat-k1/float32/" + s).c_str(), distance_direct_flat<1, Space>)
+      // direct's forms on devices: the team form it ran before, the flat form with 1, 4 (its
+      // default, kDirectPerThread) and 8 entries per thread.
+      benchmark::RegisterBenchmark(("distance-direct-team/float32/" + s).c_str(), distance_direct_form<0, Space>)
           ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
-      benchmark::RegisterBenchmark(("distance-direct-flat-k4/float32/" + s).c_str(), distance_direct_flat<4, Space>)
+      benchmark::RegisterBenchmark(("distance-direct-flat-k1/float32/" + s).c_str(), distance_direct_form<1, Space>)
+          ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("distance-direct-flat-k4/float32/" + s).c_str(), distance_direct_form<4, Space>)
+          ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("distance-direct-flat-k8/float32/" + s).c_str(), distance_direct_form<8, Space>)
           ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
     }
   });

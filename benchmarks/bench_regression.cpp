@@ -84,9 +84,10 @@ void stream_read(benchmark::State& state) {
 // One pass of the fused gradient sums in the two portable forms, same run: Lanes = 0,
 // `regression-sums-rows`, FusedGradient (a thread per four rows: what fused_sums runs on host
 // spaces where PackedGradient does not, and on devices for narrow rows), and on device spaces
-// `regression-sums-lanes<L>`, TeamGradient with L lanes across a row (fused_sums: 8; `-c1` one
-// column per lane per step instead of kTeamGradientChunk). X is all
-// ones and beta 1 / cols, so every residual is 1 (to rounding) and the loss sum counts the rows read.
+// `regression-sums-lanes<L>`, TeamGradient with L lanes across a row (fused_sums:
+// kTeamGradientLanes, 4 for float32 and 8 for float64; `-c1` one column per lane per step instead
+// of kTeamGradientChunk). X is all ones and beta 1 / cols, so every residual is 1 (to rounding)
+// and the loss sum counts the rows read.
 template <class Scalar, class Space, int Lanes, int Chunk = regression::kTeamGradientChunk>
 void gradient_sums(benchmark::State& state) {
   using MemorySpace = typename Space::memory_space;

@@ -11,6 +11,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <string>
 #include <vector>
@@ -24,6 +25,27 @@ solver::Params batch(std::size_t systems, int block_size = 128) {
   p.systems = systems;
   p.block_size = block_size;
   return p;
+}
+
+// dense-blocked with T threads to a panel leaf's team on devices (blocked::Work::panel_threads;
+// the workload's is kPanelThreads), block size 128, verified like the workload's result.
+template <int T, class Space>
+void dense_blocked_panel_threads(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  solver::Kernel<double, Space> k(batch(1, 128), "dense-blocked", n);
+  k.generate_inputs(42);
+  for (Transferable* f : k.inputs()) f->copy_to_device();
+  solver::blocked::Work<double, Space> w(n);
+  w.info = k.info().device;
+  w.panel_threads = T;
+  const Space space;
+  std::int64_t step = 0;
+  time_iterations(state, space, [&] {
+    solver::blocked::solve_system(space, w, k.matrices().device, k.rhs().device, k.solutions().device, 128, step);
+  });
+  rate_counters(state, k.work());
+  for (Transferable* f : k.outputs()) f->copy_to_host();
+  if (!k.verify(std::nullopt).passed) state.SkipWithError("verification failed");
 }
 
 template <class Space>
@@ -41,8 +63,8 @@ void solver_variant(benchmark::State& state, const std::string& variant) {
   if (!k.verify(std::nullopt).passed) state.SkipWithError("verification failed");
 }
 
-// batched-team with T threads to a team instead of Kokkos::AUTO (device spaces), on the kernel's
-// own systems, verified like the workload's result.
+// batched-team with T threads to a team (T = -1: Kokkos::AUTO) instead of the workload's choice
+// (device spaces), on the kernel's own systems, verified like the workload's result.
 template <int T, class Space>
 void batched_team_threads(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
@@ -59,7 +81,7 @@ void batched_team_threads(benchmark::State& state) {
     solver::batched_team<T>(space, a, b, x, info);
     space.fence();
   } catch (const std::exception& e) {
-    state.SkipWithError((std::to_string(T) + " threads to a team refused: " + e.what()).c_str());
+    state.SkipWithError(((T > 0 ? std::to_string(T) : std::string("AUTO")) + " threads to a team refused: " + e.what()).c_str());
     return;
   }
   time_iterations(state, space, [&] { solver::batched_team<T>(space, a, b, x, info); });
@@ -153,14 +175,21 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
                                    [](benchmark::State& st) { solver_variant<Space>(st, "dense-vendor"); })
           ->Args(dense)->UseManualTime()->Unit(benchmark::kMillisecond);
     if constexpr (!is_host_space<Space>()) {
+      if (compat::kHasKokkosKernels)
+        benchmark::RegisterBenchmark(("solver-dense-blocked-panel256/float64/" + s).c_str(),
+                                     dense_blocked_panel_threads<256, Space>)
+            ->Args(dense)->UseManualTime()->Unit(benchmark::kMillisecond);
       const auto threads = [&](const std::string& name, void (*f)(benchmark::State&)) {
         auto* b = benchmark::RegisterBenchmark(("solver-batched-team-" + name + "/float64/" + s).c_str(), f);
         for (const auto& args : batched) b->Args(args);
         b->UseManualTime()->Unit(benchmark::kMillisecond);
       };
+      // the workload's choice is 64 / lanes threads (kBatchedTeamLanes): 8 at order 8, 2 at 32;
+      // 16 and 32 threads were slower at both orders (docs/results/README.md)
+      threads("auto", batched_team_threads<-1, Space>);
+      threads("t2", batched_team_threads<2, Space>);
+      threads("t4", batched_team_threads<4, Space>);
       threads("t8", batched_team_threads<8, Space>);
-      threads("t16", batched_team_threads<16, Space>);
-      threads("t32", batched_team_threads<32, Space>);
     }
 #if MINIAPP_HAVE_HOST_LAPACK
     if constexpr (is_host_space<Space>()) {

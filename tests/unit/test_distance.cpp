@@ -212,8 +212,9 @@ TYPED_TEST(DistanceTest, DirectAndTiledAgreeExactlyAcrossDimensions) {
 }
 
 namespace {
-// Rows [row0, row0 + rows) of the matrix by direct_flat<K> and by direct, on the same
-// coordinate-major points; the two must agree bit for bit.
+// Rows [row0, row0 + rows) of the matrix by direct_flat<K>, by direct's team form and by direct
+// (the form the workload runs on this space), on the same coordinate-major points; all three
+// must agree bit for bit.
 template <int K, class Space>
 void expect_flat_equals_direct(int dim, std::size_t n, std::int64_t row0, std::int64_t rows, bool squared) {
   distance::Params p;
@@ -224,18 +225,26 @@ void expect_flat_equals_direct(int dim, std::size_t n, std::int64_t row0, std::i
   const Space space;
   using Memory = typename Space::memory_space;
   Kokkos::View<float**, Kokkos::LayoutLeft, Memory> coordinates("coordinates", n, dim);
-  Kokkos::View<float**, Kokkos::LayoutRight, Memory> flat("flat", rows, n), direct("direct", rows, n);
+  Kokkos::View<float**, Kokkos::LayoutRight, Memory> flat("flat", rows, n), team("team", rows, n),
+      chosen("chosen", rows, n);
   Kokkos::deep_copy(flat, -1.0f);  // an entry the kernel misses stays -1
+  Kokkos::deep_copy(chosen, -1.0f);
   distance::kernels::coordinate_major(space, k.points().device, coordinates, dim);
   distance::kernels::direct_flat<K>(space, coordinates, flat, row0, rows, dim, squared);
-  distance::kernels::direct(space, coordinates, direct, row0, rows, dim, squared);
+  distance::kernels::direct_team(space, coordinates, team, row0, rows, dim, squared);
+  distance::kernels::direct(space, coordinates, chosen, row0, rows, dim, squared);
   const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flat);
-  const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), direct);
-  std::size_t differing = 0;
+  const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), team);
+  const auto c = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), chosen);
+  std::size_t differing = 0, chosen_differing = 0;
   for (std::int64_t i = 0; i < rows; ++i)
-    for (std::size_t j = 0; j < n; ++j) differing += a(i, j) != b(i, j);
+    for (std::size_t j = 0; j < n; ++j) {
+      differing += a(i, j) != b(i, j);
+      chosen_differing += c(i, j) != b(i, j);
+    }
   EXPECT_EQ(differing, 0u) << "K " << K << ", dim " << dim << ", n " << n << ", rows " << row0 << " + " << rows
                            << (squared ? ", squared" : "");
+  EXPECT_EQ(chosen_differing, 0u) << "direct, dim " << dim << ", n " << n << ", rows " << row0 << " + " << rows;
   EXPECT_EQ(a(0, row0), 0.0f) << "the diagonal";
 }
 }  // namespace

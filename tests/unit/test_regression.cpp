@@ -193,17 +193,24 @@ TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
       Kokkos::View<double*, Kokkos::LayoutRight, Memory> teams("teams", cols + 1), range("range", cols + 1);
       Kokkos::View<double*, Memory> partials(
           "partials", regression::team_gradient_partials_size<double, Space>(n, cols));
-      Kokkos::View<double*, Kokkos::LayoutRight, Memory> single("single column steps", cols + 1);
+      Kokkos::View<double*, Kokkos::LayoutRight, Memory> single("single column steps", cols + 1),
+          four("four lanes", cols + 1);
+      // float32's lanes on double values (TeamGradient's teams depend on its lanes)
+      Kokkos::View<double*, Memory> partials4(
+          "partials", regression::team_gradient_partials_size<double, Space, 4>(n, cols));
       regression::team_gradient_sums(Space(), x, y, beta, partials, teams);
       regression::team_gradient_sums<8, 1>(Space(), x, y, beta, partials, single);
+      regression::team_gradient_sums<4>(Space(), x, y, beta, partials4, four);
       regression::range_gradient_sums(Space(), x, y, beta, range);
       Kokkos::fence();
       auto ht = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), teams);
       auto hs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), single);
+      auto hf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), four);
       auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), range);
       for (std::size_t j = 0; j <= cols; ++j) {
         EXPECT_NEAR(ht(j), hr(j), 1e-12 * (static_cast<double>(n) + std::abs(hr(j)))) << "sum " << j;
         EXPECT_NEAR(hs(j), hr(j), 1e-12 * (static_cast<double>(n) + std::abs(hr(j)))) << "sum " << j << ", chunk 1";
+        EXPECT_NEAR(hf(j), hr(j), 1e-12 * (static_cast<double>(n) + std::abs(hr(j)))) << "sum " << j << ", 4 lanes";
       }
     }
   }

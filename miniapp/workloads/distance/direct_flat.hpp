@@ -1,10 +1,12 @@
 #pragma once
-// Another device mapping of the direct distance matrix, timed beside direct's own by the
-// benchmarks (distance-direct-flat-k<K>) and checked against it by the tests; not yet a
-// variant's kernel.
+// direct's device form: one flat RangePolicy, K entries per thread. `direct` picks the form per
+// space (the team form of kernels.hpp on host spaces); the benchmarks time both forms and several
+// K beside each other (distance-direct-team, distance-direct-flat-k<K>), the tests check that
+// every form agrees with the team form bit for bit.
 
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/spaces.hpp"
 #include "miniapp/workloads/distance/kernels.hpp"
 
 #include <cstdint>
@@ -15,9 +17,9 @@ namespace miniapp::distance::kernels {
 // row i takes columns c, c + q, ..., c + (K - 1) q (q = ceil(n / K)), so neighbouring threads
 // still write neighbouring entries, and each thread loads its K column points before it stores
 // anything (the team form loads each column point after the previous store, one row per warp).
-// The same squared_distance as direct: the values agree bit for bit. The benchmarks
-// distance-direct-flat-k<K> time it beside direct on device spaces; direct keeps its mapping
-// until a GPU has measured both.
+// The same squared_distance as the team form: the values agree bit for bit. H200, Kokkos 4.6.01,
+// float32 (docs/results/nvidia-h200-2026-11-27-kokkos-4.6.01): at n = 4096 the team form took
+// 65.2 us, K = 1 98.9, K = 4 57.0; at n = 1024 27.9, 24.3 and 21.4 us.
 template <int K, int Dim, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
 void direct_flat_rows(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
                       int runtime_dim, bool squared) {
@@ -54,6 +56,20 @@ void direct_flat(const Space& space, const Points& points, const Out& out, std::
   with_dimension(dim, [&](auto fixed) {
     direct_flat_rows<K, decltype(fixed)::value>(space, points, out, row0, rows, dim, squared);
   });
+}
+
+// Entries per thread of direct's device form.
+inline constexpr int kDirectPerThread = 4;
+
+// The workload's direct: the team form on host spaces, the flat form on devices.
+template <class Space, class Points, class Out>
+void direct(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows, int dim,
+            bool squared) {
+  if constexpr (is_host_space<Space>()) {
+    direct_team(space, points, out, row0, rows, dim, squared);
+  } else {
+    direct_flat<kDirectPerThread>(space, points, out, row0, rows, dim, squared);
+  }
 }
 
 }  // namespace miniapp::distance::kernels

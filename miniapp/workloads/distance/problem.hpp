@@ -5,6 +5,7 @@
 #include "miniapp/core/field.hpp"
 #include "miniapp/core/measurement.hpp"
 #include "miniapp/core/ranks.hpp"
+#include "miniapp/workloads/distance/direct_flat.hpp"
 #include "miniapp/workloads/distance/kernels.hpp"
 #include "miniapp/workloads/distance/row_reductions.hpp"
 #include "miniapp/workloads/distance/params.hpp"

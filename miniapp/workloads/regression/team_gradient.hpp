@@ -10,11 +10,14 @@
 // small kernel adds up (add_team_totals; the teams cannot reduce into the sums themselves: a
 // TeamPolicy reduction of an array of runtime length with a vector length above 1 is refused by
 // Kokkos' CUDA backend, 4.6 at least). In one run on the
-// H200 (benchmarks regression-sums-*): 8 lanes 0.268 ms, 16 lanes 0.332, a warp (32) 0.350,
-// 4 lanes 0.478 in float64; 0.230, 0.291, 0.284, 0.270 in float32; so 8 lanes (a row of 51
-// values in 7 loads per lane, four rows per warp in flight). fused_sums uses it on device spaces
-// for rows of at least 8 columns where the scratch fits; written for every space, so that the
-// host tests check its sums against FusedGradient's.
+// H200 with Kokkos 4.6.01, a lane's columns read 8 at a time (benchmarks regression-sums-*, one
+// run, docs/results/nvidia-h200-2026-11-27-kokkos-4.6.01): float64 8 lanes 0.242 ms, 4 lanes
+// 0.282, 16 0.322, a warp (32) 0.441; float32 4 lanes 0.166, 8 lanes 0.199, 16 0.289, 32 0.371
+// (the sitting before, a column per step: float32 4 lanes 0.257 against 8 lanes 0.279 as well).
+// So kTeamGradientLanes: 4 lanes for float32, 8 for float64, a 128-byte line of a row in flight
+// per thread and step for float32, 512 bytes for float64. fused_sums uses it on device spaces
+// for rows of at least that many columns where the scratch fits; written for every space, so
+// that the host tests check its sums against FusedGradient's.
 
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
@@ -31,11 +34,14 @@ namespace miniapp::regression {
 
 // Columns of a row one lane reads per step of TeamGradient (lane_columns).
 inline constexpr int kTeamGradientChunk = 8;
+// TeamGradient's lanes across a row on device spaces, by the size of its values (above).
+template <class Scalar>
+inline constexpr int kTeamGradientLanes = sizeof(Scalar) <= 4 ? 4 : 8;
 
 // Lanes: the vector lanes across a row on device spaces (at most a warp, 32), threads of
 // 256 / Lanes lanes to a team, so a team has 256 lanes whatever the split. Host spaces: one lane,
 // one thread. Chunk: the columns a lane reads per step.
-template <class Scalar, class Space, int Lanes = 8, int Chunk = kTeamGradientChunk>
+template <class Scalar, class Space, int Lanes = kTeamGradientLanes<Scalar>, int Chunk = kTeamGradientChunk>
 struct TeamGradient {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
@@ -145,26 +151,27 @@ void add_team_totals(const Space& space, const Partials& partials, const Sums& s
 }
 
 // The values TeamGradient's partials take for `rows` rows of `cols` columns on Space (initialized).
-template <class Scalar, class Space, int Lanes = 8>
+template <class Scalar, class Space, int Lanes = kTeamGradientLanes<Scalar>>
 std::size_t team_gradient_partials_size(std::size_t rows, std::size_t cols, const Space& space = Space()) {
   return static_cast<std::size_t>(TeamGradient<Scalar, Space, Lanes>::teams(rows, space)) * (cols + 1);
 }
 
 // Whether TeamGradient's scratch fits a team of Space for `cols` columns (after initialize).
-template <class Scalar, class Space, int Lanes = 8>
+template <class Scalar, class Space, int Lanes = kTeamGradientLanes<Scalar>>
 bool team_gradient_fits(std::size_t cols) {
   const auto limit = compat::team_scratch_size_max<Space>(0);
   return limit && TeamGradient<Scalar, Space, Lanes>::scratch_bytes(cols) <= *limit;
 }
 
 // One pass over X by TeamGradient: the gradient sums and the sum of squared residuals into sums.
-// `partials`: at least team_gradient_partials_size values of the space's memory.
-template <int Lanes = 8, int Chunk = kTeamGradientChunk, class Space, class X, class Y, class Beta, class Partials,
+// `partials`: at least team_gradient_partials_size values of the space's memory. Lanes 0:
+// kTeamGradientLanes of the sums' values.
+template <int Lanes = 0, int Chunk = kTeamGradientChunk, class Space, class X, class Y, class Beta, class Partials,
           class Sums, MINIAPP_KERNEL_UNIT>
 void team_gradient_sums(const Space& space, const X& x, const Y& y, const Beta& beta, const Partials& partials,
                         const Sums& sums) {
   using Scalar = typename Sums::non_const_value_type;
-  using F = TeamGradient<Scalar, Space, Lanes, Chunk>;
+  using F = TeamGradient<Scalar, Space, (Lanes > 0 ? Lanes : kTeamGradientLanes<Scalar>), Chunk>;
   const auto values = static_cast<unsigned>(x.extent(1) + 1);
   const std::int64_t teams = F::teams(x.extent(0), space);
   if (partials.span() < static_cast<std::size_t>(teams) * values)

@@ -85,7 +85,9 @@ void factor_leaf(const Space& space, const Work<Scalar, Space>& w, int c0, int c
       for (int c = 0; c < width; ++c) lu(c0 + r, c0 + c) = leaf(r, c);
     });
   };
-  Kokkos::parallel_for("solver::dense-panel", Policy(space, 1, whole_space_team(space, factor)), factor);
+  // no more threads than the leaf's rows, in whole warps
+  const int threads = std::min(w.panel_threads, std::max(32, (rows + 31) / 32 * 32));
+  Kokkos::parallel_for("solver::dense-panel", Policy(space, 1, whole_space_team(space, factor, threads)), factor);
 }
 
 // The row swaps of pivots [j0, j1), in order, applied to columns [c_lo, c_hi) (and to b with

@@ -19,6 +19,12 @@ namespace miniapp::solver::blocked {
 inline constexpr int kLeaf = 16;
 // Rows per diagonal block of the two final triangular solves.
 inline constexpr int kSolveBlock = 64;
+// Threads of a panel leaf's one team on devices (Work::panel_threads; fewer where the kernel's
+// registers do not allow as many). The leaf is a pass over up to n rows per column on one
+// multiprocessor, whose loads more warps keep in flight: on the H200 at n = 4096 the leaves took
+// 57% of dense-blocked's time with 256 threads (70 ms a solve against cuSOLVER's whole 15.7 ms);
+// the benchmark solver-dense-blocked-panel256 times 256 beside this.
+inline constexpr int kPanelThreads = 1024;
 // Columns one thread of the swap and triangular-solve kernels handles: a run of contiguous values
 // to vectorise over on a CPU; one column per thread (neighbours coalesce) on a GPU.
 template <class Space>
@@ -58,14 +64,17 @@ struct Work {
   Kokkos::View<Scalar, typename Space::memory_space> scale;
   Info info;
   int system = 0;
+  // Threads of the panel leaves' team on devices (whole_space_team's cap there).
+  int panel_threads = kPanelThreads;
   int n() const { return static_cast<int>(lu.extent(0)); }
 };
 
-// One team spanning the host's threads, or a large block on a GPU, for the sequential steps.
+// One team spanning the host's threads, or a large block on a GPU (at most device_cap threads,
+// at most what the kernel's registers allow), for the sequential steps.
 template <class Space, class Functor>
-int whole_space_team(const Space& space, const Functor& f) {
+int whole_space_team(const Space& space, const Functor& f, int device_cap = 256) {
   const int largest = Kokkos::TeamPolicy<Space>(space, 1, 1).team_size_max(f, Kokkos::ParallelForTag());
-  return std::max(1, std::min(largest, is_host_space<Space>() ? static_cast<int>(space.concurrency()) : 256));
+  return std::max(1, std::min(largest, is_host_space<Space>() ? static_cast<int>(space.concurrency()) : device_cap));
 }
 
 // sum_j m(i, j) v(j) over j in [j0, j1), in four independent sums: one running sum would be a

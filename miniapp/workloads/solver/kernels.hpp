@@ -284,10 +284,18 @@ void batched_thread(const Space& space, const A& a, const B& b, const X& x, cons
   }
 }
 
+// Threads x vector lanes of a batched-team team on device spaces: 64, so that a multiprocessor's
+// 32 resident blocks (NVIDIA since Volta) fill its 2048 threads. Each team is one system whose
+// steps rendezvous at every column; more threads make a team no faster but fewer teams resident.
+// H200, Kokkos 4.6.01 (docs/results/nvidia-h200-2026-11-27-kokkos-4.6.01), 10^5 systems of order
+// 8 (8 lanes): 8 threads 0.779 ms, 16 1.47 (Kokkos::AUTO picked the same), 32 2.96; 10^4 of
+// order 32 (32 lanes): 8 threads 1.54 ms, 16 2.87, 32 6.31, AUTO 1.13.
+inline constexpr int kBatchedTeamLanes = 64;
+
 // One system per team, [A | b] in team scratch (team_scratch_refusal says when it cannot fit).
-// TeamThreads: the team's threads (rows), 0 for Kokkos::AUTO, the workload's choice. On the H200
-// the same code at order 8 took 1.66x as long on Kokkos 4.6.01 as on 3.4.01, whose AUTO picks
-// differ; the benchmarks solver-batched-team-t<T> time fixed sizes beside AUTO on device spaces.
+// TeamThreads: the team's threads (rows); 0 the workload's choice (device spaces
+// kBatchedTeamLanes / lanes, host spaces Kokkos::AUTO), -1 Kokkos::AUTO. The benchmarks
+// solver-batched-team-t<T> and -auto time fixed sizes and AUTO beside the choice on devices.
 template <int TeamThreads = 0, class Space, class A, class B, class X, class Info, MINIAPP_KERNEL_UNIT>
 void batched_team(const Space& space, const A& a, const B& b, const X& x, const Info& info) {
   using Scalar = typename A::value_type;
@@ -302,8 +310,9 @@ void batched_team(const Space& space, const A& a, const B& b, const X& x, const 
   constexpr bool kHost = is_host_space<Space>();
   // Rows go across the team's threads, columns across vector lanes (GPUs only).
   const int lanes = kHost ? 1 : n <= 8 ? 8 : n <= 16 ? 16 : 32;
-  Policy policy = TeamThreads > 0 ? Policy(space, static_cast<int>(a.extent(0)), TeamThreads, lanes)
-                                  : Policy(space, static_cast<int>(a.extent(0)), Kokkos::AUTO, lanes);
+  const int threads = TeamThreads > 0 ? TeamThreads : TeamThreads == 0 && !kHost ? kBatchedTeamLanes / lanes : 0;
+  Policy policy = threads > 0 ? Policy(space, static_cast<int>(a.extent(0)), threads, lanes)
+                              : Policy(space, static_cast<int>(a.extent(0)), Kokkos::AUTO, lanes);
   policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
   Kokkos::parallel_for(
       "solver::batched-team", policy, KOKKOS_LAMBDA(const Member& team) {
