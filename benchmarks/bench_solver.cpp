@@ -176,17 +176,20 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
           ->Args(dense)->UseManualTime()->Unit(benchmark::kMillisecond);
     if constexpr (!is_host_space<Space>()) {
       if (compat::kHasKokkosKernels)
-        benchmark::RegisterBenchmark(("solver-dense-blocked-panel256/float64/" + s).c_str(),
-                                     dense_blocked_panel_threads<256, Space>)
-            ->Args(dense)->UseManualTime()->Unit(benchmark::kMillisecond);
+        for (auto* b : {benchmark::RegisterBenchmark(("solver-dense-blocked-panel64/float64/" + s).c_str(),
+                                                     dense_blocked_panel_threads<64, Space>),
+                        benchmark::RegisterBenchmark(("solver-dense-blocked-panel256/float64/" + s).c_str(),
+                                                     dense_blocked_panel_threads<256, Space>)})
+          b->Args(dense)->UseManualTime()->Unit(benchmark::kMillisecond);
       const auto threads = [&](const std::string& name, void (*f)(benchmark::State&)) {
         auto* b = benchmark::RegisterBenchmark(("solver-batched-team-" + name + "/float64/" + s).c_str(), f);
         for (const auto& args : batched) b->Args(args);
         b->UseManualTime()->Unit(benchmark::kMillisecond);
       };
-      // the workload's choice is 64 / lanes threads (kBatchedTeamLanes): 8 at order 8, 2 at 32;
+      // the workload's choice is 32 / lanes threads (kBatchedTeamLanes): 4 at order 8, 1 at 32;
       // 16 and 32 threads were slower at both orders (docs/results/README.md)
       threads("auto", batched_team_threads<-1, Space>);
+      threads("t1", batched_team_threads<1, Space>);
       threads("t2", batched_team_threads<2, Space>);
       threads("t4", batched_team_threads<4, Space>);
       threads("t8", batched_team_threads<8, Space>);

@@ -40,6 +40,7 @@
 #               GPU, device space openmp against host space serial (what the tests here use)
 #   --results   default: docs/results of this project
 #   --decks     default: every input/*.yaml but quickstart.yaml, advise.yaml and kernel-times.yaml
+#               (the two extra runs of step 2, seed 000 at 10^8 and seed 001 at 4096, only then)
 #   --benchmarks  which parts of the benchmark suite (default: all five; "none" for none)
 #   --skip      steps not to run, recorded as skipped: unit-tests, decks, advise, benchmarks,
 #               peers, kernel-times (a second stack in the same sitting, say, whose code the
@@ -230,7 +231,7 @@ else
       "$BIN/miniapp" "$deck" --spaces "$HOST_SPACE,$DEVICE_SPACE" -o "$OUT/decks/$stem" -q
   done
   seed000="$ROOT/input/matrix-seed000-power.yaml"
-  if [ "$BACKEND" = cuda ] && [ -f "$seed000" ]; then
+  if [ "$BACKEND" = cuda ] && [ -z "$DECKS" ] && [ -f "$seed000" ]; then
     run_step "deck:matrix-seed000-power-1e8" 90 "$OUT/logs/matrix-seed000-power-1e8.log" \
       "$BIN/miniapp" "$seed000" --spaces "$HOST_SPACE,$DEVICE_SPACE" --sizes 100000000 \
       -o "$OUT/decks/matrix-seed000-power-1e8" -q

@@ -284,13 +284,15 @@ void batched_thread(const Space& space, const A& a, const B& b, const X& x, cons
   }
 }
 
-// Threads x vector lanes of a batched-team team on device spaces: 64, so that a multiprocessor's
-// 32 resident blocks (NVIDIA since Volta) fill its 2048 threads. Each team is one system whose
-// steps rendezvous at every column; more threads make a team no faster but fewer teams resident.
-// H200, Kokkos 4.6.01 (docs/results/nvidia-h200-2026-11-27-kokkos-4.6.01), 10^5 systems of order
-// 8 (8 lanes): 8 threads 0.779 ms, 16 1.47 (Kokkos::AUTO picked the same), 32 2.96; 10^4 of
-// order 32 (32 lanes): 8 threads 1.54 ms, 16 2.87, 32 6.31, AUTO 1.13.
-inline constexpr int kBatchedTeamLanes = 64;
+// Threads x vector lanes of a batched-team team on device spaces: one warp. Each team is one
+// system whose steps rendezvous at every column; more threads make a team no faster, only fewer
+// teams resident. H200, Kokkos 4.6.01 (docs/results/nvidia-h200-2026-11-27-kokkos-4.6.01-2),
+// 10^5 systems of order 8 (8 lanes a thread): 2 threads 0.632 ms, 4 0.496, 8 0.778,
+// Kokkos::AUTO 1.47 (16 threads, 1.47, and 32, 2.96, the sitting before); 10^4 of order 32 (32
+// lanes): 2 threads 0.954 ms, 4 1.13, 8 1.54, AUTO 1.13 (16 2.87, 32 6.31). A warp: 4 threads at
+// order 8, 2 at 16, 1 from 17 (one thread per team not yet timed on a GPU: benchmark
+// solver-batched-team-t1).
+inline constexpr int kBatchedTeamLanes = 32;
 
 // One system per team, [A | b] in team scratch (team_scratch_refusal says when it cannot fit).
 // TeamThreads: the team's threads (rows); 0 the workload's choice (device spaces
