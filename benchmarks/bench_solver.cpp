@@ -186,8 +186,9 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
         for (const auto& args : batched) b->Args(args);
         b->UseManualTime()->Unit(benchmark::kMillisecond);
       };
-      // the workload's choice is 32 / lanes threads (kBatchedTeamLanes): 4 at order 8, 1 at 32;
-      // 16 and 32 threads were slower at both orders (docs/results/README.md)
+      // the workload's choice here is 32 / lanes threads (kBatchedTeamLanes; both batches fill
+      // the device a warp per system): 4 at order 8, 1 at 32; 16 and 32 threads were slower at
+      // both orders (docs/results/README.md)
       threads("auto", batched_team_threads<-1, Space>);
       threads("t1", batched_team_threads<1, Space>);
       threads("t2", batched_team_threads<2, Space>);

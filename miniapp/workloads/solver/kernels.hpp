@@ -284,20 +284,22 @@ void batched_thread(const Space& space, const A& a, const B& b, const X& x, cons
   }
 }
 
-// Threads x vector lanes of a batched-team team on device spaces: one warp. Each team is one
-// system whose steps rendezvous at every column; more threads make a team no faster, only fewer
-// teams resident. H200, Kokkos 4.6.01 (docs/results/nvidia-h200-2026-11-27-kokkos-4.6.01-2),
-// 10^5 systems of order 8 (8 lanes a thread): 2 threads 0.632 ms, 4 0.496, 8 0.778,
-// Kokkos::AUTO 1.47 (16 threads, 1.47, and 32, 2.96, the sitting before); 10^4 of order 32 (32
-// lanes): 2 threads 0.954 ms, 4 1.13, 8 1.54, AUTO 1.13 (16 2.87, 32 6.31). A warp: 4 threads at
-// order 8, 2 at 16, 1 from 17 (one thread per team not yet timed on a GPU: benchmark
-// solver-batched-team-t1).
+// Threads x vector lanes of a batched-team team on device spaces where the batch, a warp per
+// system, fills the space's resident threads (space.concurrency()); Kokkos::AUTO where it does
+// not. Each team is one system whose steps rendezvous at every column: more threads make a team
+// little faster, only fewer teams resident, unless the systems are too few to fill the device.
+// H200, Kokkos 4.6.01 (docs/results/nvidia-h200-2026-11-27-kokkos-4.6.01-2 and -3; 270336
+// resident threads): 10^5 systems of order 8 (8 lanes a thread): 1 thread 0.920 ms, 2 0.632,
+// 4 (a warp) 0.500, 8 0.778, AUTO 1.47 (16 threads 1.47, 32 2.96 the call before); 10^4 of
+// order 32 (32 lanes): 1 thread (a warp) 1.01 ms, 2 0.956, 4 1.13, 8 1.54, AUTO 1.13 (16 2.87, 32
+// 6.31); 2000 systems of order 100 (64000 lanes as warps): AUTO 8.27 ms, 2 threads 12.3, 1 17.0.
 inline constexpr int kBatchedTeamLanes = 32;
 
 // One system per team, [A | b] in team scratch (team_scratch_refusal says when it cannot fit).
 // TeamThreads: the team's threads (rows); 0 the workload's choice (device spaces
-// kBatchedTeamLanes / lanes, host spaces Kokkos::AUTO), -1 Kokkos::AUTO. The benchmarks
-// solver-batched-team-t<T> and -auto time fixed sizes and AUTO beside the choice on devices.
+// kBatchedTeamLanes / lanes where the systems fill the device so, else Kokkos::AUTO; host spaces
+// Kokkos::AUTO), -1 Kokkos::AUTO. The benchmarks solver-batched-team-t<T> and -auto time fixed
+// sizes and AUTO beside the choice on devices.
 template <int TeamThreads = 0, class Space, class A, class B, class X, class Info, MINIAPP_KERNEL_UNIT>
 void batched_team(const Space& space, const A& a, const B& b, const X& x, const Info& info) {
   using Scalar = typename A::value_type;
@@ -312,7 +314,10 @@ void batched_team(const Space& space, const A& a, const B& b, const X& x, const 
   constexpr bool kHost = is_host_space<Space>();
   // Rows go across the team's threads, columns across vector lanes (GPUs only).
   const int lanes = kHost ? 1 : n <= 8 ? 8 : n <= 16 ? 16 : 32;
-  const int threads = TeamThreads > 0 ? TeamThreads : TeamThreads == 0 && !kHost ? kBatchedTeamLanes / lanes : 0;
+  const bool warps_fill = static_cast<std::int64_t>(a.extent(0)) * kBatchedTeamLanes >= space.concurrency();
+  const int threads = TeamThreads > 0                                ? TeamThreads
+                      : TeamThreads == 0 && !kHost && warps_fill ? kBatchedTeamLanes / lanes
+                                                                     : 0;
   Policy policy = threads > 0 ? Policy(space, static_cast<int>(a.extent(0)), threads, lanes)
                               : Policy(space, static_cast<int>(a.extent(0)), Kokkos::AUTO, lanes);
   policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
