@@ -10,6 +10,7 @@
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/kokkos_kernels_compat.hpp"
 #include "miniapp/core/spaces.hpp"
+#include "miniapp/core/unroll.hpp"
 #include "miniapp/workloads/solver/blocked_solves.hpp"
 #include "miniapp/workloads/solver/blocked_work.hpp"
 #include "miniapp/workloads/solver/kernels.hpp"
@@ -20,17 +21,56 @@
 
 namespace miniapp::solver::blocked {
 
+// Column j's pass over rows [j + 1, rows) of a leaf (after its pivot row j is in place): each
+// row's multiplier l into column j, l times the pivot row off columns (j, width), and the largest
+// |value| of column `next` (the next pivot's search) into best. Two forms, the same arithmetic.
+// Looped (host spaces): the row's columns in a loop, the pivot row read at every step.
+template <class Leaf, class Best, class Scalar>
+KOKKOS_INLINE_FUNCTION void eliminate_row(const Leaf& leaf, int r, int j, int width, int next, Scalar inverse_pivot,
+                                          Best& best) {
+  const Scalar l = leaf(r, j) * inverse_pivot;
+  leaf(r, j) = l;
+  for (int c = j + 1; c < width; ++c) leaf(r, c) -= l * leaf(j, c);
+  const Scalar v = compat::math::fabs(leaf(r, next));
+  if (v > best.val) best.val = v, best.loc = r;
+}
+
+// In registers (devices): the pivot row u is read once per column by each thread, before its
+// rows; a row's columns are all loaded before any is stored, unrolled over the leaf's kLeaf
+// columns, so its loads are in flight together (the looped form cannot load the pivot row's next
+// value before it has stored the row's last: for the compiler the two may be the same).
+template <class Leaf, class Best, class Scalar>
+KOKKOS_INLINE_FUNCTION void eliminate_row_registers(const Leaf& leaf, int r, int j, int width, int next,
+                                                    Scalar inverse_pivot, const Scalar (&u)[kLeaf], Best& best) {
+  Scalar row[kLeaf];  // indexed by unrolled counts only: in registers
+  MINIAPP_UNROLL
+  for (int c = 0; c < kLeaf; ++c) row[c] = c > j && c < width ? leaf(r, c) : Scalar(0);
+  const Scalar l = leaf(r, j) * inverse_pivot;
+  leaf(r, j) = l;
+  Scalar v = compat::math::fabs(l);  // next == j: past the leaf's last column
+  MINIAPP_UNROLL
+  for (int c = 0; c < kLeaf; ++c)
+    if (c > j && c < width) {
+      row[c] -= l * u[c];
+      leaf(r, c) = row[c];
+      if (c == next) v = compat::math::fabs(row[c]);
+    }
+  if (v > best.val) best.val = v, best.loc = r;
+}
+
 // Columns [c0, c1), rows [c0, n), one column after the other by one team, on a compact copy
 // (w.leaf): in place, every row of the leaf is on a page of its own (the rows of lu are n values
 // apart), and each column's pass would miss the TLB once per row. The pass that eliminates
 // column j also finds the pivot of column j + 1 (a team MaxLoc reduction), so each column costs
-// one pass over the rows and one rendezvous (two when rows are swapped).
-template <class Scalar, class Space, MINIAPP_KERNEL_UNIT>
+// one pass over the rows and one rendezvous (two when rows are swapped). Device forms
+// (kDeviceForm) eliminate in registers (eliminate_row_registers).
+template <Form F, class Scalar, class Space, MINIAPP_KERNEL_UNIT>
 void factor_leaf(const Space& space, const Work<Scalar, Space>& w, int c0, int c1) {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
   using MaxLoc = Kokkos::MaxLoc<Scalar, int>;
   using Best = typename MaxLoc::value_type;
+  constexpr bool kRegisters = kDeviceForm<F, Space>;
   const auto info = w.info;
   const auto lu = w.lu;
   const auto leaf = w.leaf;
@@ -70,14 +110,17 @@ void factor_leaf(const Space& space, const Work<Scalar, Space>& w, int c0, int c
       }
       const Scalar inverse_pivot = Scalar(1) / leaf(j, j);
       const int next = j + 1 < width ? j + 1 : j;  // past the leaf's last column the search is idle
+      Scalar u[kLeaf];
+      MINIAPP_UNROLL
+      for (int c = 0; c < kLeaf; ++c) u[c] = kRegisters && c > j && c < width ? leaf(j, c) : Scalar(0);
       Kokkos::parallel_reduce(
           Kokkos::TeamThreadRange(team, j + 1, rows),
           [&](const int r, Best& best) {
-            const Scalar l = leaf(r, j) * inverse_pivot;
-            leaf(r, j) = l;
-            for (int c = j + 1; c < width; ++c) leaf(r, c) -= l * leaf(j, c);
-            const Scalar v = compat::math::fabs(leaf(r, next));
-            if (v > best.val) best.val = v, best.loc = r;
+            if (kRegisters) {
+              eliminate_row_registers(leaf, r, j, width, next, inverse_pivot, u, best);
+            } else {
+              eliminate_row(leaf, r, j, width, next, inverse_pivot, best);
+            }
           },
           MaxLoc(pivot));
     }
@@ -136,7 +179,7 @@ void swap_rows(const Space& space, const Work<Scalar, Space>& w, int j0, int j1,
 template <Form F, class Scalar, class Space>
 void factor_columns(const Space& space, const Work<Scalar, Space>& w, int c0, int c1) {
   const int width = c1 - c0;
-  if (width <= kLeaf) return factor_leaf(space, w, c0, c1);
+  if (width <= kLeaf) return factor_leaf<F>(space, w, c0, c1);
   const int cm = c0 + recursion_split(width);
   factor_columns<F>(space, w, c0, cm);
   swap_rows(space, w, c0, cm, cm, c1, false);
@@ -146,13 +189,10 @@ void factor_columns(const Space& space, const Work<Scalar, Space>& w, int c0, in
   swap_rows(space, w, cm, c1, c0, cm, false);
 }
 
-// System w.system of a and b into x: copy into the work space (and the largest |A|, the scale of
-// its tiny pivot), then a panel of block_size columns at a time: factor it, apply its row swaps
-// to the rest, solve for the block row of U, update the trailing matrix with one gemm. A signal
-// is noticed between panels (`step` counts them across systems).
-template <Form F = Form::OfSpace, class Scalar, class Space, class A, class B, class X, MINIAPP_KERNEL_UNIT>
-void solve_system(const Space& space, Work<Scalar, Space>& w, const A& a, const B& b, const X& x, int block_size,
-                  std::int64_t& step) {
+// System w.system of a and b into the work space, its largest |A| (the scale of its tiny pivot)
+// into w.scale and its info reset. Host form: a row per thread, contiguous.
+template <class Scalar, class Space, class A, class B, MINIAPP_KERNEL_UNIT>
+void copy_system_rows(const Space& space, const Work<Scalar, Space>& w, const A& a, const B& b) {
   const auto info = w.info;
   const auto lu = w.lu;
   const auto rhs = w.rhs;
@@ -170,6 +210,47 @@ void solve_system(const Space& space, Work<Scalar, Space>& w, const A& a, const 
         if (i == 0) info(s) = 0;
       },
       Kokkos::Max<Scalar, typename Space::memory_space>(w.scale));
+}
+
+// Device form: a value per thread, neighbours in a row (the row per thread above read values n
+// apart across a warp: 1.5 ms at n = 4096 on the H200, where the bytes take 64 us).
+template <class Scalar, class Space, class A, class B, MINIAPP_KERNEL_UNIT>
+void copy_system_flat(const Space& space, const Work<Scalar, Space>& w, const A& a, const B& b) {
+  const auto info = w.info;
+  const auto lu = w.lu;
+  const auto rhs = w.rhs;
+  const auto n = static_cast<std::int64_t>(w.n());
+  const int s = w.system;
+  // A 32-bit division where the index fits: a 64-bit one costs a GPU several times as much.
+  const bool narrow = n * n <= std::int64_t(0xffffffff);
+  Kokkos::parallel_reduce(
+      "solver::dense-copy", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, n * n),
+      KOKKOS_LAMBDA(const std::int64_t t, Scalar& largest) {
+        const auto i = static_cast<int>(
+            narrow ? std::int64_t(static_cast<std::uint32_t>(t) / static_cast<std::uint32_t>(n)) : t / n);
+        const auto j = static_cast<int>(t - i * n);
+        lu(i, j) = a(s, i, j);
+        const Scalar v = compat::math::fabs(lu(i, j));
+        if (v > largest) largest = v;
+        if (j == 0) rhs(i) = b(s, i);
+        if (t == 0) info(s) = 0;
+      },
+      Kokkos::Max<Scalar, typename Space::memory_space>(w.scale));
+}
+
+// System w.system of a and b into x: copy into the work space, then a panel of block_size
+// columns at a time: factor it, apply its row swaps to the rest, solve for the block row of U,
+// update the trailing matrix with one gemm. A signal is noticed between panels (`step` counts
+// them across systems).
+template <Form F = Form::OfSpace, class Scalar, class Space, class A, class B, class X, MINIAPP_KERNEL_UNIT>
+void solve_system(const Space& space, Work<Scalar, Space>& w, const A& a, const B& b, const X& x, int block_size,
+                  std::int64_t& step) {
+  const int n = w.n();
+  if constexpr (kDeviceForm<F, Space>) {
+    copy_system_flat(space, w, a, b);
+  } else {
+    copy_system_rows(space, w, a, b);
+  }
   for (int k0 = 0; k0 < n; k0 += block_size) {
     interruption_point(space, step++);
     const int k1 = std::min(k0 + block_size, n);
