@@ -156,7 +156,11 @@ void register_for_precision(const std::string& precision) {
     };
     sums("rows", gradient_sums<Scalar, Space, 0>);
     if constexpr (!is_host_space<Space>()) {
+      // a row of 51 values: 4 lanes x 8 columns take it in two steps, the second one 19 columns
+      // wide; 2 lanes and 16-column chunks are the shapes around fused_sums' choices
+      sums("lanes2", gradient_sums<Scalar, Space, 2>);
       sums("lanes4", gradient_sums<Scalar, Space, 4>);
+      sums("lanes4-c16", gradient_sums<Scalar, Space, 4, 16>);
       sums("lanes8", gradient_sums<Scalar, Space, 8>);
       sums("lanes8-c1", gradient_sums<Scalar, Space, 8, 1>);  // a column per step: the loop before chunks
       sums("lanes16", gradient_sums<Scalar, Space, 16>);
