@@ -257,7 +257,7 @@ else
     # copy: the bounds, on both spaces: the copy, every fill (the fastest is the distance's bound),
     # and what one launch costs before any work
     [ "$part" = copy ] &&
-      filter="^(copy|fill|fill-flat|fill-deep-copy)/.*/($DEVICE_SPACE|$HOST_SPACE)/|^launch-(range|team)/($DEVICE_SPACE|$HOST_SPACE)/"
+      filter="^(copy|fill|fill-flat|fill-flat-k[0-9]+|fill-deep-copy)/.*/($DEVICE_SPACE|$HOST_SPACE)/|^launch-(range|team)/($DEVICE_SPACE|$HOST_SPACE)/"
     run_step "benchmarks:$part" 60 "$OUT/logs/benchmarks-$part.log" \
       "$BIN/miniapp_benchmarks" "--benchmark_filter=$filter" --benchmark_min_time=0.1 \
       --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
