@@ -27,14 +27,28 @@ solver::Params batch(std::size_t systems, int block_size = 128) {
   return p;
 }
 
+// The kernel's inputs generated (seed 42) and copied to its space.
+template <class Kernel>
+void make_resident(Kernel& k) {
+  k.generate_inputs(42);
+  for (Transferable* f : k.inputs()) f->copy_to_device();
+}
+
+// The rate counters, then the outputs back and verified like the workload's result.
+template <class Kernel>
+void report_and_verify(benchmark::State& state, Kernel& k) {
+  rate_counters(state, k.work());
+  for (Transferable* f : k.outputs()) f->copy_to_host();
+  if (!k.verify(std::nullopt).passed) state.SkipWithError("verification failed");
+}
+
 // dense-blocked with T threads to a panel leaf's team on devices (blocked::Work::panel_threads;
 // the workload's is kPanelThreads), block size 128, verified like the workload's result.
 template <int T, class Space>
 void dense_blocked_panel_threads(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   solver::Kernel<double, Space> k(batch(1, 128), "dense-blocked", n);
-  k.generate_inputs(42);
-  for (Transferable* f : k.inputs()) f->copy_to_device();
+  make_resident(k);
   solver::blocked::Work<double, Space> w(n);
   w.info = k.info().device;
   w.panel_threads = T;
@@ -43,9 +57,7 @@ void dense_blocked_panel_threads(benchmark::State& state) {
   time_iterations(state, space, [&] {
     solver::blocked::solve_system(space, w, k.matrices().device, k.rhs().device, k.solutions().device, 128, step);
   });
-  rate_counters(state, k.work());
-  for (Transferable* f : k.outputs()) f->copy_to_host();
-  if (!k.verify(std::nullopt).passed) state.SkipWithError("verification failed");
+  report_and_verify(state, k);
 }
 
 template <class Space>
@@ -54,13 +66,10 @@ void solver_variant(benchmark::State& state, const std::string& variant) {
   const auto systems = static_cast<std::size_t>(state.range(1));
   const int block_size = state.range(2) > 0 ? static_cast<int>(state.range(2)) : 128;
   solver::Kernel<double, Space> k(batch(systems, block_size), variant, n);
-  k.generate_inputs(42);
-  for (Transferable* f : k.inputs()) f->copy_to_device();
+  make_resident(k);
   const Space space;
   time_iterations(state, space, [&] { k.compute(space); });
-  rate_counters(state, k.work());
-  for (Transferable* f : k.outputs()) f->copy_to_host();
-  if (!k.verify(std::nullopt).passed) state.SkipWithError("verification failed");
+  report_and_verify(state, k);
 }
 
 // batched-team with T threads to a team (T = -1: Kokkos::AUTO) instead of the workload's choice
@@ -70,8 +79,7 @@ void batched_team_threads(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   const auto systems = static_cast<std::size_t>(state.range(1));
   solver::Kernel<double, Space> k(batch(systems), "batched-team", n);
-  k.generate_inputs(42);
-  for (Transferable* f : k.inputs()) f->copy_to_device();
+  make_resident(k);
   const auto a = k.matrices().device;
   const auto b = k.rhs().device;
   const auto x = k.solutions().device;
@@ -81,13 +89,12 @@ void batched_team_threads(benchmark::State& state) {
     solver::batched_team<T>(space, a, b, x, info);
     space.fence();
   } catch (const std::exception& e) {
-    state.SkipWithError(((T > 0 ? std::to_string(T) : std::string("AUTO")) + " threads to a team refused: " + e.what()).c_str());
+    const std::string threads = T > 0 ? std::to_string(T) : "AUTO";
+    state.SkipWithError((threads + " threads to a team refused: " + e.what()).c_str());
     return;
   }
   time_iterations(state, space, [&] { solver::batched_team<T>(space, a, b, x, info); });
-  rate_counters(state, k.work());
-  for (Transferable* f : k.outputs()) f->copy_to_host();
-  if (!k.verify(std::nullopt).passed) state.SkipWithError("verification failed");
+  report_and_verify(state, k);
 }
 
 #if MINIAPP_HAVE_HOST_LAPACK

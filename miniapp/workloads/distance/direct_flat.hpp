@@ -4,6 +4,7 @@
 // K beside each other (distance-direct-team, distance-direct-flat-k<K>), the tests check that
 // every form agrees with the team form bit for bit.
 
+#include "miniapp/core/flat_index.hpp"
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/spaces.hpp"
@@ -29,13 +30,11 @@ void direct_flat_rows(const Space& space, const Points& points, const Out& out, 
   const auto n = static_cast<std::int64_t>(points.extent(0));
   const std::int64_t q = (n + K - 1) / K;
   const std::int64_t threads = rows * q;
-  // A 32-bit division where the index fits: a 64-bit one costs a GPU several times as much.
-  const bool narrow = threads <= std::int64_t(0xffffffff);
+  const FlatRows split(threads, q);
   Kokkos::parallel_for(
       "distance::direct-flat", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, threads),
       KOKKOS_LAMBDA(const std::int64_t t) {
-        const std::int64_t local =
-            narrow ? std::int64_t(static_cast<std::uint32_t>(t) / static_cast<std::uint32_t>(q)) : t / q;
+        const std::int64_t local = split.row(t);
         const std::int64_t c = t - local * q;
         const RowPoint<Dim, Points> own(points, row0 + local);
         Scalar s[K];

@@ -5,6 +5,7 @@
 // of panel and solve go through KokkosBlas::gemm. The recursion runs on the host and only
 // launches kernels; free functions templated on the space, as every kernel here.
 
+#include "miniapp/core/flat_index.hpp"
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/interruption.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
@@ -221,13 +222,11 @@ void copy_system_flat(const Space& space, const Work<Scalar, Space>& w, const A&
   const auto rhs = w.rhs;
   const auto n = static_cast<std::int64_t>(w.n());
   const int s = w.system;
-  // A 32-bit division where the index fits: a 64-bit one costs a GPU several times as much.
-  const bool narrow = n * n <= std::int64_t(0xffffffff);
+  const FlatRows split(n * n, n);
   Kokkos::parallel_reduce(
       "solver::dense-copy", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, n * n),
       KOKKOS_LAMBDA(const std::int64_t t, Scalar& largest) {
-        const auto i = static_cast<int>(
-            narrow ? std::int64_t(static_cast<std::uint32_t>(t) / static_cast<std::uint32_t>(n)) : t / n);
+        const auto i = static_cast<int>(split.row(t));
         const auto j = static_cast<int>(t - i * n);
         lu(i, j) = a(s, i, j);
         const Scalar v = compat::math::fabs(lu(i, j));

@@ -23,9 +23,10 @@ inline constexpr int kSolveBlock = 64;
 // registers do not allow as many). The leaf is a pass over up to n rows per column on one
 // multiprocessor, whose loads more warps keep in flight: on the H200 at n = 4096 the leaves took
 // 57% of dense-blocked's time with 256 threads (70 ms a solve against cuSOLVER's whole 15.7 ms);
-// the benchmarks solver-dense-blocked-panel64 and -panel256 time fewer threads beside this. At
-// n = 2048 on the H200 (docs/results/nvidia-h200-2026-11-27-kokkos-4.6.01-2) 1024 threads took
-// 25.6 ms, 256 26.2: the leaves are not bound by their threads.
+// the benchmarks solver-dense-blocked-panel64 and -panel256 time fewer threads beside this. On
+// the H200 (docs/results/nvidia-h200-2026-11-27-kokkos-4.6.01-3) a solve at n = 2048 took 46.4 ms
+// with 64 threads, 26.4 with 256, 25.7 with 1024; at 4096 the leaves took 49.1 ms a solve with
+// 1024 threads (fenced) against 69.7 with 256.
 inline constexpr int kPanelThreads = 1024;
 // Columns one thread of the swap and triangular-solve kernels handles: a run of contiguous values
 // to vectorise over on a CPU; one column per thread (neighbours coalesce) on a GPU.
