@@ -1,42 +1,122 @@
 #pragma once
-// float pow on AVX2 with FMA, 8 lanes at a time, its tables held in registers: the log2 x of
-// host_powf_avx512.hpp (see there) with the same accuracy, and 2^w without a table. The tables
-// are read as floats, 8 lanes per vpermps: 1/c is a float (so z (1/c) is exact in double) and
-// -log2(1/c) the float pair hi + lo, each 16-entry table two ymm registers blended by bit 3 of
-// the index. 2^w = 2^n 2^f with n = round(w), |f| <= 1/2, 2^f a polynomial through f^8 (below
-// 3e-10 relative), 2^n added to the result's exponent bits (AVX2 has no vscalefpd).
+// float pow on AVX2 with FMA, 8 lanes at a time, all in float and float-float arithmetic: the
+// double-precision form (host_powf_avx512.hpp's, on two halves of 4 lanes) spent most of its
+// vector instructions converting to double and back and running every step twice. Tables are
+// held in registers and read with vpermps (AVX2's gathers are slow on the machines measured:
+// docs/tuning-notes.md).
 //
-// On an Ice Lake Xeon (-march=haswell build) this takes 6.4 cycles per element on one core in
-// cache, against 10.1-10.5 for the form before it, which read 16-entry double tables (four vpermd
-// and three blends per 4 lanes for each of 1/c, -log2(1/c) and 2^(j/16)), and 2^24 x 3 elements
-// on two threads 64.9-65.6 ms against 101-105. libmvec's AVX2 powf (_ZGVdN8vv_powf) reads its
-// tables with gathers: on that Xeon VM, whose gathers took about 23 cycles each, it ran at
-// 7.5-8.1 ns per element on one core for any input range.
+// log2 x. x = 2^k z, z in [0.699, 1.398) split into 16 subintervals (the split and index of
+// host_powf_tables.hpp). Per subinterval a float 1/c (exactly 1 in the one holding 1), chosen
+// among the floats within 4096 ulps of 1/centre so that T = -log2(1/c) lies within about 2^-29 of
+// Th, a multiple of 2^-16: k + Th is then exact in float, and Tl = T - Th is tiny (its own
+// rounding below 2^-53). |r| <= 0.0302.
+//   p = z (1/c), e = fma(z, 1/c, -p) exactly, rh = p - 1 exactly (Sterbenz): r = rh + e.
+//   log2(1 + rh) = rh s(rh), s = c1 + c2 rh + c3 rh^2 + rh^3 Q(rh) (Q a near-minimax fit to
+//   2^-41.7 of s); c2h + c3h rh and c1h + rh a are exact pairs by fma (rh is a multiple of
+//   2^-24), and so is rh s_hi. What is left is split by size: `lo_big` (Tl, the low halves of c1
+//   and c2, the e term e (1/ln2)(1 - rh)(1 + rh^2), rh^4 Q: up to 2^-16 of the logarithm, so it
+//   must reach w_hi) and `lo_small` (below 2^-24 of it: only into w_lo).
+//   (k + Th) + rh s_hi = h + h_lo by Fast2Sum: |k + Th| >= 0.0517 > 0.0434 >= |rh s_hi| wherever
+//   k + Th is not 0.
+// w = y log2 x = w_hi + w_lo, the product y h exact by fma, |w_lo| <~ 2^-23 |w|.
+// 2^w = 2^n 2^(j/8) 2^(f + w_lo): 8n + j = round(8 y h) by the shifter 1.5 2^20 (y h is within
+//   2^-16 |w| of w and ready one step before w_hi), f = w_hi - (n + j/8) exactly, |f| <= 0.0645.
+//   T_j is a float within 64 ulps of 2^(j/8) for which T_j ln2 is within 2^-31.4 T_j of a float
+//   (so that f T_j ln2 is one fma), t_j = (2^(j/8) - T_j) / T_j. T_j 2^f = T_j + f (T_j ln2) +
+//   T_j f^2 q(f), q of degree 2 (minimax, 2^-32.2); the corrections t_j + w_lo ln2 multiply it;
+//   one final rounding; 2^n added to the exponent bits (n >= -126 only with a factor >= 1 beside
+//   it, so the result stays a normal float).
+// Error before the final rounding, relative: the logarithm to 2^-37.6 at worst (next to the
+// subinterval holding 1, where k + Th and rh s cancel), so w to 2^-30.6 absolute at |w| = 126;
+// the exponential's polynomial 2^-32.2, the low-part sums about 2^-33 each: in all below 2^-30,
+// about 0.008 ulp beyond the rounding's 0.5 (the unit tests hold every lane to 0.51 ulp).
 //
-// Lanes outside the fast path (as in host_powf_avx512.hpp: x not a positive normal finite float,
-// y infinite or NaN, |y log2 x| >= 126) are all ones in `special`; the caller recomputes them.
+// Lanes outside the fast path are all ones in `special` (the caller recomputes them): x not a
+// positive normal finite float, or |w_hi| >= 125.9375 or NaN, which also takes y infinite or NaN
+// (y log2 x is then infinite or NaN, x = 1 included). Every lane with x a positive normal float,
+// y finite and |y log2 x| < 125.9 is computed.
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include "miniapp/core/host_powf_tables.hpp"
 
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <immintrin.h>
 
 namespace miniapp::simd::powf8 {
 
 struct Tables {
-  __m256 inverse_centre[2];  // 1/c of the 16 subintervals of z: entries 8q .. 8q + 7 in register q
-  __m256 log_high[2];        // -log2(1/c) = high + low
+  __m256 inverse[2];   // 1/c: entries 8q .. 8q + 7 in register q
+  __m256 log_high[2];  // -log2(1/c) = high + low, high a multiple of 2^-16, low below 2^-28
   __m256 log_low[2];
+  __m256 exp_high;       // T_j, a float near 2^(j/8)
+  __m256 exp_low_ratio;  // t_j = (2^(j/8) - T_j) / T_j
+  __m256 exp_ln2;        // T_j ln2 as a float (within 2^-31.4 T_j)
 };
 
+inline float float_of_bits(std::int32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+inline std::int32_t bits_of_float(float f) {
+  std::int32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  return bits;
+}
+
+// The tables by search (once per process, about a millisecond): the candidates are scored in
+// double, whose error (2^-53) is far below the scores (about 2^-30), and the chosen entries are
+// computed in long double.
 inline Tables make_tables() {
-  const powf_tables::Values v = powf_tables::values();
+  using powf_tables::kIndexShift;
+  using powf_tables::kSplit;
+  float inverse[16], log_high[16], log_low[16], exp_high[8], exp_low_ratio[8], exp_ln2[8];
+  for (int i = 0; i < 16; ++i) {
+    const std::int32_t low_bits = kSplit + (i << kIndexShift), high_bits = low_bits + (1 << kIndexShift);
+    const float low = float_of_bits(low_bits), high = float_of_bits(high_bits);
+    if (low <= 1.0f && 1.0f < high) {
+      inverse[i] = 1.0f, log_high[i] = 0.0f, log_low[i] = 0.0f;
+      continue;
+    }
+    const std::int32_t start = bits_of_float(static_cast<float>(2.0 / (double(low) + double(high))));
+    double best = HUGE_VAL;
+    for (int d = -4096; d <= 4096; ++d) {
+      const double t = -std::log2(double(float_of_bits(start + d)));
+      const double distance = std::abs(t - std::nearbyint(t * 65536.0) / 65536.0);
+      if (distance < best) best = distance, inverse[i] = float_of_bits(start + d);
+    }
+    const long double t = -std::log2(static_cast<long double>(inverse[i]));
+    const long double t_high = std::nearbyint(t * 65536.0L) / 65536.0L;
+    log_high[i] = static_cast<float>(t_high);
+    log_low[i] = static_cast<float>(t - t_high);
+  }
+  constexpr long double ln2 = 0.693147180559945309417232121458176568L;
+  for (int j = 0; j < 8; ++j) {
+    const long double v = std::exp2(static_cast<long double>(j) / 8);
+    const std::int32_t start = bits_of_float(static_cast<float>(v));
+    long double best = HUGE_VALL;
+    for (int d = -64; d <= 64; ++d) {
+      const long double candidate = float_of_bits(start + d), product = candidate * ln2;
+      const long double distance = std::abs(product - static_cast<float>(product)) / candidate;
+      if (distance < best) {
+        best = distance;
+        exp_high[j] = float_of_bits(start + d);
+        exp_ln2[j] = static_cast<float>(product);
+        exp_low_ratio[j] = static_cast<float>((v - candidate) / candidate);
+      }
+    }
+  }
   Tables t;
   for (int q = 0; q < 2; ++q) {
-    t.inverse_centre[q] = _mm256_loadu_ps(v.inverse + 8 * q);
-    t.log_high[q] = _mm256_loadu_ps(v.logs_high + 8 * q);
-    t.log_low[q] = _mm256_loadu_ps(v.logs_low + 8 * q);
+    t.inverse[q] = _mm256_loadu_ps(inverse + 8 * q);
+    t.log_high[q] = _mm256_loadu_ps(log_high + 8 * q);
+    t.log_low[q] = _mm256_loadu_ps(log_low + 8 * q);
   }
+  t.exp_high = _mm256_loadu_ps(exp_high);
+  t.exp_low_ratio = _mm256_loadu_ps(exp_low_ratio);
+  t.exp_ln2 = _mm256_loadu_ps(exp_ln2);
   return t;
 }
 
@@ -46,63 +126,89 @@ inline __m256 lookup(const __m256 (&table)[2], const __m256i index, const __m256
   return _mm256_blendv_ps(_mm256_permutevar8x32_ps(table[0], index), _mm256_permutevar8x32_ps(table[1], index), bit3);
 }
 
-// Four lanes: z in [0.699, 1.398), its 1/c and -log2(1/c) = high + low, k the exponent, y the
-// exponent of the power. Returns the double 2^(y log2 x); `out_of_range` is all ones where
-// |y log2 x| >= 126 (or NaN).
-inline __m256d power4(const __m256d z, const __m256d inverse, const __m256d log_high, const __m256d log_low,
-                      const __m256d k, const __m256d y, __m256d& out_of_range) {
-  const __m256d r = _mm256_fmsub_pd(z, inverse, _mm256_set1_pd(1.0));
-  const __m256d log_centre = _mm256_add_pd(_mm256_add_pd(k, log_high), log_low);  // k + hi exact
-  const __m256d log2x = _mm256_fmadd_pd(r, powf_tables::log2_1p_over_r(r), log_centre);
-  const __m256d w = _mm256_mul_pd(y, log2x);
-  out_of_range = _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), w), _mm256_set1_pd(126.0), _CMP_NLT_UQ);
-  const __m256d shifter = _mm256_set1_pd(powf_tables::kIntegerShifter);
-  const __m256d shifted = _mm256_add_pd(w, shifter);
-  const __m256d f = _mm256_sub_pd(w, _mm256_sub_pd(shifted, shifter));
-  const __m256d result = powf_tables::exp2_half(f);
-  // times 2^n, n = round(w) in the low bits of `shifted`: n's low 12 bits added to the exponent
-  // field (the 64-bit add carries out of the lane for negative n; the result stays a normal
-  // double for |w| < 126)
-  const __m256i scale = _mm256_slli_epi64(_mm256_castpd_si256(shifted), 52);
-  return _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(result), scale));
-}
-
-// Lanes 0-3 (h = 0) or 4-7 (h = 1) of 8 floats as doubles.
-template <int h>
-inline __m256d half_to_double(const __m256 v) {
-  return _mm256_cvtps_pd(h == 0 ? _mm256_castps256_ps128(v) : _mm256_extractf128_ps(v, 1));
-}
+namespace coefficients {
+// log2(1 + r) / r = c1 + c2 r + c3 r^2 + r^3 (c4 + c5 r + c6 r^2 + c7 r^3), |r| <= 0.0302; c1, c2,
+// c3 as pairs high + low (1/ln2, -1/(2 ln2), 1/(3 ln2))
+inline constexpr float c1h = 0x1.715476p+0f, c1l = 0x1.4ae0cp-26f;
+inline constexpr float c2h = -0x1.715476p-1f, c2l = -0x1.4ae0cp-27f;
+inline constexpr float c3h = 0x1.ec709ep-2f;  // its low half (c3l rh^3, 2^-44) is left out
+inline constexpr float c4 = -0x1.715472p-2f, c5 = 0x1.2776cp-2f, c6 = -0x1.ecf214p-3f, c7 = 0x1.a68ff2p-3f;
+inline constexpr float ln2 = 0x1.62e43p-1f;
+// 2^f - 1 - f ln2 = f^2 (p2 + p3 f + p4 f^2), |f| <= 0.0645 (minimax, 2^-32.2)
+inline constexpr float p2 = 0x1.ebfbep-3f, p3 = 0x1.c6babcp-5f, p4 = 0x1.3b323ep-7f;
+}  // namespace coefficients
 
 // 8 lanes of pow(x, y); `special` all ones in the lanes the fast path does not cover (their
 // values in the result are meaningless).
 inline __m256 power8(const Tables& t, const __m256 x, const __m256 y, __m256i& special) {
-  const __m256i ix = _mm256_castps_si256(x), iy = _mm256_castps_si256(y);
+  namespace c = coefficients;
+  const auto set = [](float v) { return _mm256_set1_ps(v); };
+  const auto fma = [](__m256 a, __m256 b, __m256 d) { return _mm256_fmadd_ps(a, b, d); };
+  const __m256i ix = _mm256_castps_si256(x);
   const __m256i offset = _mm256_sub_epi32(ix, _mm256_set1_epi32(powf_tables::kSplit));
-  const __m256i k = _mm256_srai_epi32(offset, 23);
   const __m256i index = _mm256_srli_epi32(offset, powf_tables::kIndexShift);
-  const __m256 bit3 = _mm256_castsi256_ps(_mm256_slli_epi32(index, 28));
-  const __m256 z = _mm256_castsi256_ps(_mm256_sub_epi32(ix, _mm256_slli_epi32(k, 23)));
-  // x not a positive normal finite float: x - 2^-126 as unsigned at or above 0x7f000000, i.e. as
-  // signed, negative or above 0x7effffff
-  const __m256i above_min = _mm256_sub_epi32(ix, _mm256_set1_epi32(0x00800000));
-  special = _mm256_or_si256(_mm256_cmpgt_epi32(above_min, _mm256_set1_epi32(0x7effffff)),
-                            _mm256_cmpgt_epi32(_mm256_setzero_si256(), above_min));
-  const __m256i exponent_bits = _mm256_set1_epi32(0x7f800000);
-  special = _mm256_or_si256(special, _mm256_cmpeq_epi32(_mm256_and_si256(iy, exponent_bits), exponent_bits));
-  const __m256 inverse = lookup(t.inverse_centre, index, bit3);
+  const __m256 bit3 = _mm256_castsi256_ps(_mm256_slli_epi32(offset, 9));
+  const __m256i k_bits = _mm256_and_si256(offset, _mm256_set1_epi32(static_cast<std::int32_t>(0xff800000u)));
+  const __m256 z = _mm256_castsi256_ps(_mm256_sub_epi32(ix, k_bits));
+  // x not a positive normal finite float: x - 2^-126 as unsigned at or above 0x7f000000, i.e.
+  // ix + 0x7f800000 as signed above 0xfeffffff
+  const __m256i special_x = _mm256_cmpgt_epi32(_mm256_add_epi32(ix, _mm256_set1_epi32(0x7f800000)),
+                                               _mm256_set1_epi32(static_cast<std::int32_t>(0xfeffffffu)));
+  const __m256 inverse = lookup(t.inverse, index, bit3);
   const __m256 log_high = lookup(t.log_high, index, bit3), log_low = lookup(t.log_low, index, bit3);
-  const __m256 kf = _mm256_cvtepi32_ps(k);  // exact: |k| < 2^8
-  __m256d out_of_range[2];
-  const __m256d low = power4(half_to_double<0>(z), half_to_double<0>(inverse), half_to_double<0>(log_high),
-                             half_to_double<0>(log_low), half_to_double<0>(kf), half_to_double<0>(y), out_of_range[0]);
-  const __m256d high = power4(half_to_double<1>(z), half_to_double<1>(inverse), half_to_double<1>(log_high),
-                              half_to_double<1>(log_low), half_to_double<1>(kf), half_to_double<1>(y), out_of_range[1]);
-  // The out-of-range masks, 4 doubles each, as 8 dwords: the low dword of each lane.
-  const __m256i pick = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
-  const __m256i low_mask = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(out_of_range[0]), pick);
-  const __m256i high_mask = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(out_of_range[1]), pick);
-  special = _mm256_or_si256(special, _mm256_permute2x128_si256(low_mask, high_mask, 0x20));
-  return _mm256_set_m128(_mm256_cvtpd_ps(high), _mm256_cvtpd_ps(low));
+  const __m256 k23 = _mm256_cvtepi32_ps(k_bits);  // k 2^23, exact
+
+  // r = rh + e exactly
+  const __m256 p = _mm256_mul_ps(z, inverse);
+  const __m256 e = _mm256_fmsub_ps(z, inverse, p);
+  const __m256 rh = _mm256_sub_ps(p, set(1.0f));
+  const __m256 rh2 = _mm256_mul_ps(rh, rh);
+  const __m256 q = fma(fma(fma(set(c::c7), rh, set(c::c6)), rh, set(c::c5)), rh, set(c::c4));
+  // a + a_lo = c2h + c3h rh, s_hi + s_lo = c1h + rh a, l_hi + l_err = rh s_hi: each exact
+  const __m256 a = fma(set(c::c3h), rh, set(c::c2h));
+  const __m256 a_lo = fma(set(c::c3h), rh, _mm256_sub_ps(set(c::c2h), a));
+  const __m256 s_hi = fma(rh, a, set(c::c1h));
+  const __m256 s_lo = fma(rh, a, _mm256_sub_ps(set(c::c1h), s_hi));
+  const __m256 l_hi = _mm256_mul_ps(rh, s_hi);
+  const __m256 l_err = _mm256_fmsub_ps(rh, s_hi, l_hi);
+  // e (1/ln2) / (1 + rh) = e (1/ln2)(1 - rh)(1 + rh^2), to e rh^4
+  const __m256 e_first = fma(set(-c::c1h), rh, set(c::c1h));
+  const __m256 e_factor = fma(rh2, e_first, e_first);
+  const __m256 low_terms = fma(rh2, set(c::c2l), fma(rh, set(c::c1l), log_low));
+  const __m256 lo_big = fma(_mm256_mul_ps(rh2, rh2), q, fma(e, e_factor, low_terms));
+  const __m256 lo_small = fma(rh2, a_lo, fma(rh, s_lo, l_err));
+  // (k + Th) + l_hi = h + h_lo by Fast2Sum
+  const __m256 b = fma(k23, set(0x1p-23f), log_high);
+  const __m256 h = _mm256_add_ps(b, l_hi);
+  const __m256 h_lo = _mm256_sub_ps(l_hi, _mm256_sub_ps(h, b));
+  // w = y (h + lo_big + h_lo + lo_small) = w_hi + w_lo
+  const __m256 wh = _mm256_mul_ps(y, h);
+  const __m256 wh_err = _mm256_fmsub_ps(y, h, wh);
+  const __m256 w_hi = fma(y, lo_big, wh);
+  const __m256 w_lo =
+      _mm256_add_ps(fma(y, lo_big, _mm256_sub_ps(wh, w_hi)), fma(y, _mm256_add_ps(h_lo, lo_small), wh_err));
+  const __m256i w_magnitude = _mm256_and_si256(_mm256_castps_si256(w_hi), _mm256_set1_epi32(0x7fffffff));
+  special = _mm256_or_si256(special_x, _mm256_cmpgt_epi32(w_magnitude, _mm256_set1_epi32(0x42fbdfff)));  // 125.9375
+  // 8n + j = round(8 y h) in the low bits of `shifted`; f = w_hi - (n + j/8) exactly
+  const __m256 shifter = set(0x1.8p20f);
+  const __m256 shifted = fma(y, h, shifter);
+  const __m256 f = _mm256_sub_ps(w_hi, _mm256_sub_ps(shifted, shifter));
+  const __m256i eighths = _mm256_castps_si256(shifted);
+  const __m256 exp_high = _mm256_permutevar8x32_ps(t.exp_high, eighths);
+  const __m256 exp_low_ratio = _mm256_permutevar8x32_ps(t.exp_low_ratio, eighths);
+  const __m256 exp_ln2 = _mm256_permutevar8x32_ps(t.exp_ln2, eighths);
+  // T + f (T ln2) = r_hi + r_lo exactly enough (r_lo to 2^-48); T f^2 q(f); the corrections
+  const __m256 r_hi = fma(f, exp_ln2, exp_high);
+  const __m256 r_lo = fma(f, exp_ln2, _mm256_sub_ps(exp_high, r_hi));
+  const __m256 f2 = _mm256_mul_ps(f, f);
+  const __m256 qe = fma(set(c::p4), f2, fma(set(c::p3), f, set(c::p2)));
+  const __m256 correction = fma(w_lo, set(c::ln2), exp_low_ratio);
+  const __m256 tail = fma(_mm256_mul_ps(exp_high, f2), fma(correction, set(c::p2), qe), r_lo);
+  const __m256 result = _mm256_add_ps(r_hi, fma(correction, r_hi, tail));
+  // times 2^n: n's bits (bits 3 and up of 8n + j) into the exponent field
+  const __m256i scale =
+      _mm256_and_si256(_mm256_slli_epi32(eighths, 20), _mm256_set1_epi32(static_cast<std::int32_t>(0xff800000u)));
+  return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(result), scale));
 }
 
 }  // namespace miniapp::simd::powf8

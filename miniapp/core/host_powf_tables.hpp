@@ -1,16 +1,17 @@
 #pragma once
-// The tables of the host's register-table float power (host_powf_avx512.hpp, host_powf_avx2.hpp):
+// The tables of the host's AVX-512 register-table float power (host_powf_avx512.hpp; the AVX2 one,
+// host_powf_avx2.hpp, shares the split and index and chooses its own tables):
 // x = 2^k z with z in [0.699, 1.398), split at the bits of 0.69921875 so that x near 1 keeps
 // k = 0, and z in one of 16 subintervals read from the top 4 bits of its mantissa past the split.
 // For each subinterval 1/c of its centre c, rounded to a float (exactly 1 in the one holding 1:
 // no cancellation near x = 1; as a float, z (1/c) is exact in double), and -log2(1/c) for that
-// rounded 1/c, also as the float pair hi + lo; and 2^(j/16) for j in [0, 16).
+// rounded 1/c; and 2^(j/16) for j in [0, 16).
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
-#if defined(__FMA__) || defined(__AVX512F__)
+#if defined(__AVX512F__)
 #include <immintrin.h>
 #endif
 
@@ -22,7 +23,6 @@ inline constexpr int kIndexShift = 23 - 4;            // 16 subintervals: the to
 struct Values {
   float inverse[16];  // 1/c, a float
   double logs[16], exps[16];
-  float logs_high[16], logs_low[16];  // logs as high + low
 };
 
 inline Values values() {
@@ -36,17 +36,12 @@ inline Values values() {
     const double centre = (static_cast<double>(low) + static_cast<double>(high)) / 2;
     v.inverse[i] = holds_one ? 1.0f : static_cast<float>(1.0 / centre);
     v.logs[i] = static_cast<double>(-std::log2(static_cast<long double>(v.inverse[i])));
-    v.logs_high[i] = static_cast<float>(v.logs[i]);
-    v.logs_low[i] = static_cast<float>(v.logs[i] - static_cast<double>(v.logs_high[i]));
     v.exps[i] = static_cast<double>(std::exp2(static_cast<long double>(i) / 16));
   }
   return v;
 }
 
-// The two polynomials, for any vector of doubles with an fma below (ymm, zmm).
-#if defined(__FMA__)
-inline __m256d fma(__m256d a, __m256d b, __m256d c) { return _mm256_fmadd_pd(a, b, c); }
-#endif
+// The two polynomials, for any vector of doubles with an fma below.
 #if defined(__AVX512F__)
 inline __m512d fma(__m512d a, __m512d b, __m512d c) { return _mm512_fmadd_pd(a, b, c); }
 #endif
@@ -84,25 +79,5 @@ inline V exp2_small(V f) {
 
 // w rounded to sixteenths: adding 1.5 * 2^48 leaves round(16 w) in the low bits of the sum.
 inline constexpr double kSixteenthsShifter = 0x1.8p48;
-// w rounded to an integer: adding 1.5 * 2^52 leaves round(w) in the low bits of the sum.
-inline constexpr double kIntegerShifter = 0x1.8p52;
-
-// 2^f = e^(f ln 2) through the f^8 term: with |f| <= 1/2, below 3e-10 relative (the table-free
-// exponential of host_powf_avx2.hpp).
-template <class V>
-inline V exp2_half(V f) {
-  constexpr double c[9] = {1.0,
-                           0.69314718055994530942,
-                           0.24022650695910071233,
-                           0.055504108664821579953,
-                           0.0096181291076284771620,
-                           0.0013333558146428443423,
-                           1.5403530393381609954e-4,
-                           1.5252733804059840280e-5,
-                           1.3215486790144309488e-6};
-  V q = splat<V>(c[8]);
-  for (int i = 7; i >= 0; --i) q = fma(q, f, splat<V>(c[i]));
-  return q;
-}
 
 }  // namespace miniapp::simd::powf_tables
