@@ -31,6 +31,10 @@
 // the exponential's polynomial 2^-32.2, the low-part sums about 2^-33 each: in all below 2^-30,
 // about 0.008 ulp beyond the rounding's 0.5 (the unit tests hold every lane to 0.51 ulp).
 //
+// The steps are three functions, and power_array runs them over whole arrays with one vector's
+// logarithm issued before the previous one's exponential: one vector at a time, each waited on a
+// chain of about 70 cycles of dependent steps.
+//
 // Lanes outside the fast path are all ones in `special` (the caller recomputes them): x not a
 // positive normal finite float, or |w_hi| >= 125.9375 or NaN, which also takes y infinite or NaN
 // (y log2 x is then infinite or NaN, x = 1 included). Every lane with x a positive normal float,
@@ -40,6 +44,7 @@
 #include "miniapp/core/host_powf_tables.hpp"
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <immintrin.h>
@@ -138,10 +143,19 @@ inline constexpr float ln2 = 0x1.62e43p-1f;
 inline constexpr float p2 = 0x1.ebfbep-3f, p3 = 0x1.c6babcp-5f, p4 = 0x1.3b323ep-7f;
 }  // namespace coefficients
 
-// 8 lanes of pow(x, y); `special` all ones in the lanes the fast path does not cover (their
-// values in the result are meaningless).
-inline __m256 power8(const Tables& t, const __m256 x, const __m256 y, __m256i& special) {
-  namespace c = coefficients;
+// 8 lanes of pow(x, y) in three steps, so that power_array can overlap one vector's logarithm
+// with another's exponential: power8_reduce (x = 2^k z, the tables, r = rh + e), power8_poly
+// (log2 x = h + lo_big + lo_rest), power8_exp (2^(y log2 x), and `special` all ones in the lanes
+// the fast path does not cover; their values in the result are meaningless).
+struct Reduced {
+  __m256 rh, e, log_low, b, y;  // b = k + Th
+  __m256i special_x;
+};
+struct LogPart {
+  __m256 h, lo_big, lo_rest, y;
+  __m256i special_x;
+};
+inline Reduced power8_reduce(const Tables& t, const __m256 x, const __m256 y) {
   const auto set = [](float v) { return _mm256_set1_ps(v); };
   const auto fma = [](__m256 a, __m256 b, __m256 d) { return _mm256_fmadd_ps(a, b, d); };
   const __m256i ix = _mm256_castps_si256(x);
@@ -162,6 +176,15 @@ inline __m256 power8(const Tables& t, const __m256 x, const __m256 y, __m256i& s
   const __m256 p = _mm256_mul_ps(z, inverse);
   const __m256 e = _mm256_fmsub_ps(z, inverse, p);
   const __m256 rh = _mm256_sub_ps(p, set(1.0f));
+  const __m256 b = fma(k23, set(0x1p-23f), log_high);
+  return {rh, e, log_low, b, y, special_x};
+}
+
+inline LogPart power8_poly(const Reduced& u) {
+  namespace c = coefficients;
+  const auto set = [](float v) { return _mm256_set1_ps(v); };
+  const auto fma = [](__m256 a, __m256 b, __m256 d) { return _mm256_fmadd_ps(a, b, d); };
+  const __m256 rh = u.rh, e = u.e, log_low = u.log_low, b = u.b;
   const __m256 rh2 = _mm256_mul_ps(rh, rh);
   const __m256 q = fma(fma(fma(set(c::c7), rh, set(c::c6)), rh, set(c::c5)), rh, set(c::c4));
   // a + a_lo = c2h + c3h rh, s_hi + s_lo = c1h + rh a, l_hi + l_err = rh s_hi: each exact
@@ -178,20 +201,27 @@ inline __m256 power8(const Tables& t, const __m256 x, const __m256 y, __m256i& s
   const __m256 lo_big = fma(_mm256_mul_ps(rh2, rh2), q, fma(e, e_factor, low_terms));
   const __m256 lo_small = fma(rh2, a_lo, fma(rh, s_lo, l_err));
   // (k + Th) + l_hi = h + h_lo by Fast2Sum
-  const __m256 b = fma(k23, set(0x1p-23f), log_high);
   const __m256 h = _mm256_add_ps(b, l_hi);
   const __m256 h_lo = _mm256_sub_ps(l_hi, _mm256_sub_ps(h, b));
-  // w = y (h + lo_big + h_lo + lo_small) = w_hi + w_lo
+  return {h, lo_big, _mm256_add_ps(h_lo, lo_small), u.y, u.special_x};
+}
+
+inline LogPart power8_log(const Tables& t, const __m256 x, const __m256 y) { return power8_poly(power8_reduce(t, x, y)); }
+
+inline __m256 power8_exp(const Tables& t, const LogPart& l, __m256i& special) {
+  namespace c = coefficients;
+  const auto set = [](float v) { return _mm256_set1_ps(v); };
+  const auto fma = [](__m256 a, __m256 b, __m256 d) { return _mm256_fmadd_ps(a, b, d); };
+  const __m256 h = l.h, lo_big = l.lo_big, y = l.y;
   const __m256 wh = _mm256_mul_ps(y, h);
   const __m256 wh_err = _mm256_fmsub_ps(y, h, wh);
   const __m256 w_hi = fma(y, lo_big, wh);
-  const __m256 w_lo =
-      _mm256_add_ps(fma(y, lo_big, _mm256_sub_ps(wh, w_hi)), fma(y, _mm256_add_ps(h_lo, lo_small), wh_err));
+  const __m256 w_lo = _mm256_add_ps(fma(y, lo_big, _mm256_sub_ps(wh, w_hi)), fma(y, l.lo_rest, wh_err));
   const __m256i w_magnitude = _mm256_and_si256(_mm256_castps_si256(w_hi), _mm256_set1_epi32(0x7fffffff));
-  special = _mm256_or_si256(special_x, _mm256_cmpgt_epi32(w_magnitude, _mm256_set1_epi32(0x42fbdfff)));  // 125.9375
-  // 8n + j = round(8 y h) in the low bits of `shifted`; f = w_hi - (n + j/8) exactly
+  special = _mm256_or_si256(l.special_x, _mm256_cmpgt_epi32(w_magnitude, _mm256_set1_epi32(0x42fbdfff)));  // 125.9375
   const __m256 shifter = set(0x1.8p20f);
   const __m256 shifted = fma(y, h, shifter);
+  // 8n + j = round(8 y h) in the low bits of `shifted`; f = w_hi - (n + j/8) exactly
   const __m256 f = _mm256_sub_ps(w_hi, _mm256_sub_ps(shifted, shifter));
   const __m256i eighths = _mm256_castps_si256(shifted);
   const __m256 exp_high = _mm256_permutevar8x32_ps(t.exp_high, eighths);
@@ -209,6 +239,42 @@ inline __m256 power8(const Tables& t, const __m256 x, const __m256 y, __m256i& s
   const __m256i scale =
       _mm256_and_si256(_mm256_slli_epi32(eighths, 20), _mm256_set1_epi32(static_cast<std::int32_t>(0xff800000u)));
   return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(result), scale));
+}
+
+
+// z[e] = pow(x[e], y[e]) for e in [0, n - n % 8) (the caller does the tail), software-pipelined:
+// the logarithm of the next vector is issued before the exponential of this one, two vectors a
+// loop iteration, so that the out-of-order window holds independent work instead of one long
+// chain of dependent steps (docs/tuning-notes.md). The special lanes go to
+// slow(x, y, c, special), which returns c with those lanes replaced; it is called only for vectors
+// with a special lane. x and y are prefetched 512 elements ahead, once per cache line.
+template <class Slow>
+inline void power_array(const Tables& t, const float* x, const float* y, float* z, std::size_t n, Slow slow) {
+  const auto log_of = [&](std::size_t e) { return power8_log(t, _mm256_loadu_ps(x + e), _mm256_loadu_ps(y + e)); };
+  const auto finish = [&](const LogPart& l, std::size_t e) {
+    __m256i special;
+    __m256 c = power8_exp(t, l, special);
+    if (!_mm256_testz_si256(special, special)) c = slow(_mm256_loadu_ps(x + e), _mm256_loadu_ps(y + e), c, special);
+    _mm256_storeu_ps(z + e, c);
+  };
+  if (n < 8) return;
+  LogPart next = log_of(0);
+  std::size_t e = 0;
+  for (; e + 24 <= n; e += 16) {
+    _mm_prefetch(reinterpret_cast<const char*>(x + e + 512), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(y + e + 512), _MM_HINT_T0);
+    const LogPart second = log_of(e + 8);
+    finish(next, e);
+    next = log_of(e + 16);
+    finish(second, e + 8);
+  }
+  if (e + 16 <= n) {
+    const LogPart second = log_of(e + 8);
+    finish(next, e);
+    next = second;
+    e += 8;
+  }
+  finish(next, e);
 }
 
 }  // namespace miniapp::simd::powf8

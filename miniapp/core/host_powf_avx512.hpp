@@ -24,11 +24,12 @@
 
 #include <immintrin.h>
 
-// GCC 12 warns that the intrinsics' own placeholder operands may be used uninitialized wherever
-// they inline (GCC bug 105593, fixed in 13).
+// GCC 12 warns that the intrinsics' own placeholder operands are, or may be, used uninitialized
+// wherever they inline (GCC bug 105593, fixed in 13).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 namespace miniapp::simd::powf16 {

@@ -87,8 +87,8 @@ inline Doubles pow(Doubles x, Doubles y) {
 }
 }  // namespace mvec
 
-// One vector of float x ** y by the register-table power of the build's ISA, the lanes it
-// leaves by libmvec.
+// Float x ** y over the whole vectors of an array by the register-table power of the build's ISA,
+// the lanes it leaves by libmvec; returns how many elements were done.
 #if defined(__AVX512F__)
 #define MINIAPP_REGISTER_TABLE_POW 1
 using RegisterTables = powf16::Tables;
@@ -100,16 +100,26 @@ inline void pow_vector(const RegisterTables& tables, const float* x, const float
   if (special) c = _mm512_mask_blend_ps(special, c, mvec::pow(a, b));  // __m512 is mvec::Floats here
   _mm512_storeu_ps(z, c);
 }
+inline std::size_t pow_vectors(const RegisterTables& tables, const float* x, const float* y, float* z, std::size_t n) {
+  constexpr std::size_t kAhead = 512;  // elements ahead of the loads: 2 KiB of each array
+  std::size_t e = 0;
+  for (; e + 16 <= n; e += 16) {
+    _mm_prefetch(reinterpret_cast<const char*>(x + e + kAhead), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(y + e + kAhead), _MM_HINT_T0);
+    pow_vector(tables, x + e, y + e, z + e);
+  }
+  return e;
+}
 #elif defined(__AVX2__) && defined(__FMA__)
 #define MINIAPP_REGISTER_TABLE_POW 1
 using RegisterTables = powf8::Tables;
 inline RegisterTables make_register_tables() { return powf8::make_tables(); }
-inline void pow_vector(const RegisterTables& tables, const float* x, const float* y, float* z) {
-  const __m256 a = _mm256_loadu_ps(x), b = _mm256_loadu_ps(y);
-  __m256i special;
-  __m256 c = powf8::power8(tables, a, b, special);
-  if (!_mm256_testz_si256(special, special)) c = _mm256_blendv_ps(c, mvec::pow(a, b), _mm256_castsi256_ps(special));
-  _mm256_storeu_ps(z, c);
+// Whole vectors of [0, n) by the pipelined power; returns how many were done.
+inline std::size_t pow_vectors(const RegisterTables& tables, const float* x, const float* y, float* z, std::size_t n) {
+  powf8::power_array(tables, x, y, z, n, [](__m256 a, __m256 b, __m256 c, __m256i special) {
+    return _mm256_blendv_ps(c, mvec::pow(a, b), _mm256_castsi256_ps(special));
+  });
+  return n - n % 8;
 }
 #else
 #define MINIAPP_REGISTER_TABLE_POW 0
@@ -124,12 +134,7 @@ void pow(const Scalar* x, const Scalar* y, Scalar* z, std::size_t n) {
 #if MINIAPP_REGISTER_TABLE_POW
   if constexpr (sizeof(Scalar) == 4) {
     static const RegisterTables tables = make_register_tables();
-    constexpr std::size_t kAhead = 512;  // elements ahead of the loads: 2 KiB of each array
-    for (; e + lanes <= n; e += lanes) {
-      _mm_prefetch(reinterpret_cast<const char*>(x + e + kAhead), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(y + e + kAhead), _MM_HINT_T0);
-      pow_vector(tables, x + e, y + e, z + e);
-    }
+    e = pow_vectors(tables, x, y, z, n);
   }
 #endif
   for (; e + lanes <= n; e += lanes) {
