@@ -2,8 +2,8 @@
 // float pow on AVX2 with FMA, 8 lanes at a time, all in float and float-float arithmetic: the
 // double-precision form (host_powf_avx512.hpp's, on two halves of 4 lanes) spent most of its
 // vector instructions converting to double and back and running every step twice. Tables are
-// held in registers and read with vpermps (AVX2's gathers are slow on the machines measured:
-// docs/tuning-notes.md).
+// constants (found by a search, below), held in registers and read with vpermps (AVX2's gathers
+// are slow on the machines measured: docs/tuning-notes.md).
 //
 // log2 x. x = 2^k z, z in [0.699, 1.398) split into 16 subintervals (the split and index of
 // host_powf_tables.hpp). Per subinterval a float 1/c (exactly 1 in the one holding 1), chosen
@@ -43,10 +43,8 @@
 #if defined(__AVX2__) && defined(__FMA__)
 #include "miniapp/core/host_powf_tables.hpp"
 
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <immintrin.h>
 
 namespace miniapp::simd::powf8 {
@@ -60,68 +58,45 @@ struct Tables {
   __m256 exp_ln2;        // T_j ln2 as a float (within 2^-31.4 T_j)
 };
 
-inline float float_of_bits(std::int32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, sizeof(f));
-  return f;
-}
-inline std::int32_t bits_of_float(float f) {
-  std::int32_t bits;
-  std::memcpy(&bits, &f, sizeof(bits));
-  return bits;
-}
+// The tables' values, found by a search (tests/unit/test_host_power_tables.cpp runs it again and
+// checks that it gives these): per subinterval i (of [0.699, 1.398)'s 16, bounds by kSplit and
+// kIndexShift), 1 in the one holding 1; elsewhere, among the 8193 floats within 4096 ulps of
+// 2 / (low + high), the one whose -log2 (in double) lies nearest a multiple of 2^-16; high is that
+// multiple and low the rest, in long double. Per j in 0..7, among the 129 floats within 64 ulps of
+// 2^(j/8), the T_j whose T_j ln2 (in long double) lies nearest a float, relative to T_j; exp_ln2 is
+// that float and t_j = (2^(j/8) - T_j) / T_j. Constants, so that no search lands in a timed call.
+namespace table_values {
+inline constexpr float inverse[16] = {
+    0x1.66111cp+0f, 0x1.5725aep+0f, 0x1.4960d8p+0f, 0x1.3c843cp+0f, 0x1.30dd96p+0f, 0x1.25eb86p+0f,
+    0x1.1baad4p+0f, 0x1.1252acp+0f, 0x1.093984p+0f, 0x1p+0f,        0x1.e58e36p-1f, 0x1.ca3f3p-1f,
+    0x1.b2038p-1f,  0x1.9c0f1p-1f,  0x1.886218p-1f, 0x1.7694b2p-1f};
+inline constexpr float log_high[16] = {
+    -0x1.efb4p-2f, -0x1.b0d4p-2f, -0x1.7454p-2f, -0x1.397cp-2f, -0x1.0214p-2f, -0x1.982p-3f,
+    -0x1.2f38p-3f, -0x1.988p-4f,  -0x1.a26p-5f,  0x0p+0f,       0x1.396p-4f,   0x1.47b8p-3f,
+    0x1.e84p-3f,   0x1.40dp-2f,   0x1.8918p-2f,  0x1.cdbp-2f};
+inline constexpr float log_low[16] = {
+    0x1.38cbbcp-32f, 0x1.2148fp-30f,   0x1.e30302p-30f, 0x1.43ca96p-30f, 0x1.a948ap-34f,   -0x1.1f3b8cp-29f,
+    0x1.c96406p-30f, -0x1.41dac2p-38f, 0x1.62d632p-32f, 0x0p+0f,         -0x1.6b7be4p-32f, 0x1.6e5058p-31f,
+    0x1.57f15p-33f,  -0x1.7b6ff2p-30f, -0x1.cc2b1ep-33f, 0x1.803446p-36f};
+inline constexpr float exp_high[8] = {0x1.ffff9ep-1f, 0x1.172bd8p+0f, 0x1.306fa6p+0f, 0x1.4bfd6ep+0f,
+                                      0x1.6a0a32p+0f, 0x1.8ace4ap+0f, 0x1.ae89a4p+0f, 0x1.d58206p+0f};
+inline constexpr float exp_low_ratio[8] = {0x1.88004cp-19f,  -0x1.34eaaep-18f, 0x1.8a7696p-19f, 0x1.86a5cap-19f,
+                                           -0x1.ab9f5ep-19f, 0x1.a49baap-22f,  0x1.971ce4p-19f, -0x1.0621dp-18f};
+inline constexpr float exp_ln2[8] = {0x1.62e3ecp-1f, 0x1.830378p-1f, 0x1.a609cp-1f,  0x1.cc3c5ep-1f,
+                                     0x1.f5e4cep-1f, 0x1.11a896p+0f, 0x1.2a6d0cp+0f, 0x1.457026p+0f};
+}  // namespace table_values
 
-// The tables by search (once per process, about a millisecond): the candidates are scored in
-// double, whose error (2^-53) is far below the scores (about 2^-30), and the chosen entries are
-// computed in long double.
 inline Tables make_tables() {
-  using powf_tables::kIndexShift;
-  using powf_tables::kSplit;
-  float inverse[16], log_high[16], log_low[16], exp_high[8], exp_low_ratio[8], exp_ln2[8];
-  for (int i = 0; i < 16; ++i) {
-    const std::int32_t low_bits = kSplit + (i << kIndexShift), high_bits = low_bits + (1 << kIndexShift);
-    const float low = float_of_bits(low_bits), high = float_of_bits(high_bits);
-    if (low <= 1.0f && 1.0f < high) {
-      inverse[i] = 1.0f, log_high[i] = 0.0f, log_low[i] = 0.0f;
-      continue;
-    }
-    const std::int32_t start = bits_of_float(static_cast<float>(2.0 / (double(low) + double(high))));
-    double best = HUGE_VAL;
-    for (int d = -4096; d <= 4096; ++d) {
-      const double t = -std::log2(double(float_of_bits(start + d)));
-      const double distance = std::abs(t - std::nearbyint(t * 65536.0) / 65536.0);
-      if (distance < best) best = distance, inverse[i] = float_of_bits(start + d);
-    }
-    const long double t = -std::log2(static_cast<long double>(inverse[i]));
-    const long double t_high = std::nearbyint(t * 65536.0L) / 65536.0L;
-    log_high[i] = static_cast<float>(t_high);
-    log_low[i] = static_cast<float>(t - t_high);
-  }
-  constexpr long double ln2 = 0.693147180559945309417232121458176568L;
-  for (int j = 0; j < 8; ++j) {
-    const long double v = std::exp2(static_cast<long double>(j) / 8);
-    const std::int32_t start = bits_of_float(static_cast<float>(v));
-    long double best = HUGE_VALL;
-    for (int d = -64; d <= 64; ++d) {
-      const long double candidate = float_of_bits(start + d), product = candidate * ln2;
-      const long double distance = std::abs(product - static_cast<float>(product)) / candidate;
-      if (distance < best) {
-        best = distance;
-        exp_high[j] = float_of_bits(start + d);
-        exp_ln2[j] = static_cast<float>(product);
-        exp_low_ratio[j] = static_cast<float>((v - candidate) / candidate);
-      }
-    }
-  }
+  namespace v = table_values;
   Tables t;
   for (int q = 0; q < 2; ++q) {
-    t.inverse[q] = _mm256_loadu_ps(inverse + 8 * q);
-    t.log_high[q] = _mm256_loadu_ps(log_high + 8 * q);
-    t.log_low[q] = _mm256_loadu_ps(log_low + 8 * q);
+    t.inverse[q] = _mm256_loadu_ps(v::inverse + 8 * q);
+    t.log_high[q] = _mm256_loadu_ps(v::log_high + 8 * q);
+    t.log_low[q] = _mm256_loadu_ps(v::log_low + 8 * q);
   }
-  t.exp_high = _mm256_loadu_ps(exp_high);
-  t.exp_low_ratio = _mm256_loadu_ps(exp_low_ratio);
-  t.exp_ln2 = _mm256_loadu_ps(exp_ln2);
+  t.exp_high = _mm256_loadu_ps(v::exp_high);
+  t.exp_low_ratio = _mm256_loadu_ps(v::exp_low_ratio);
+  t.exp_ln2 = _mm256_loadu_ps(v::exp_ln2);
   return t;
 }
 
@@ -143,6 +118,10 @@ inline constexpr float ln2 = 0x1.62e43p-1f;
 inline constexpr float p2 = 0x1.ebfbep-3f, p3 = 0x1.c6babcp-5f, p4 = 0x1.3b323ep-7f;
 }  // namespace coefficients
 
+// Shorthands of the three steps below.
+inline __m256 set(float v) { return _mm256_set1_ps(v); }
+inline __m256 fma(__m256 a, __m256 b, __m256 d) { return _mm256_fmadd_ps(a, b, d); }
+
 // 8 lanes of pow(x, y) in three steps, so that power_array can overlap one vector's logarithm
 // with another's exponential: power8_reduce (x = 2^k z, the tables, r = rh + e), power8_poly
 // (log2 x = h + lo_big + lo_rest), power8_exp (2^(y log2 x), and `special` all ones in the lanes
@@ -156,8 +135,6 @@ struct LogPart {
   __m256i special_x;
 };
 inline Reduced power8_reduce(const Tables& t, const __m256 x, const __m256 y) {
-  const auto set = [](float v) { return _mm256_set1_ps(v); };
-  const auto fma = [](__m256 a, __m256 b, __m256 d) { return _mm256_fmadd_ps(a, b, d); };
   const __m256i ix = _mm256_castps_si256(x);
   const __m256i offset = _mm256_sub_epi32(ix, _mm256_set1_epi32(powf_tables::kSplit));
   const __m256i index = _mm256_srli_epi32(offset, powf_tables::kIndexShift);
@@ -182,8 +159,6 @@ inline Reduced power8_reduce(const Tables& t, const __m256 x, const __m256 y) {
 
 inline LogPart power8_poly(const Reduced& u) {
   namespace c = coefficients;
-  const auto set = [](float v) { return _mm256_set1_ps(v); };
-  const auto fma = [](__m256 a, __m256 b, __m256 d) { return _mm256_fmadd_ps(a, b, d); };
   const __m256 rh = u.rh, e = u.e, log_low = u.log_low, b = u.b;
   const __m256 rh2 = _mm256_mul_ps(rh, rh);
   const __m256 q = fma(fma(fma(set(c::c7), rh, set(c::c6)), rh, set(c::c5)), rh, set(c::c4));
@@ -210,8 +185,6 @@ inline LogPart power8_log(const Tables& t, const __m256 x, const __m256 y) { ret
 
 inline __m256 power8_exp(const Tables& t, const LogPart& l, __m256i& special) {
   namespace c = coefficients;
-  const auto set = [](float v) { return _mm256_set1_ps(v); };
-  const auto fma = [](__m256 a, __m256 b, __m256 d) { return _mm256_fmadd_ps(a, b, d); };
   const __m256 h = l.h, lo_big = l.lo_big, y = l.y;
   const __m256 wh = _mm256_mul_ps(y, h);
   const __m256 wh_err = _mm256_fmsub_ps(y, h, wh);

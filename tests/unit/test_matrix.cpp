@@ -233,42 +233,6 @@ TEST(MatrixHostPower, Avx2RegisterTablePowerComputesItsRangeWithinHalfAnUlp) {
 #endif
 }
 
-// What the AVX2 power's error budget stands on (host_powf_avx2.hpp): each -log2(1/c) is a multiple
-// of 2^-16 (so k + high is exact in float) plus a low part below 2^-28, the pair equal to
-// -log2(1/c) to double precision; each T_j near 2^(j/8) with T_j ln2 within 2^-31.4 T_j of its
-// float and T_j (1 + t_j) equal to 2^(j/8) but for t_j's rounding (2^-40: the budget is 2^-30).
-TEST(MatrixHostPower, Avx2PowerTablesHoldWhatItsErrorBoundAssumes) {
-#if MINIAPP_HOST_SIMD && defined(__AVX2__) && defined(__FMA__)
-  const simd::powf8::Tables t = simd::powf8::make_tables();
-  float inverse[16], high[16], low[16], exp_high[8], exp_low_ratio[8], exp_ln2[8];
-  for (int q = 0; q < 2; ++q) {
-    _mm256_storeu_ps(inverse + 8 * q, t.inverse[q]);
-    _mm256_storeu_ps(high + 8 * q, t.log_high[q]);
-    _mm256_storeu_ps(low + 8 * q, t.log_low[q]);
-  }
-  _mm256_storeu_ps(exp_high, t.exp_high);
-  _mm256_storeu_ps(exp_low_ratio, t.exp_low_ratio);
-  _mm256_storeu_ps(exp_ln2, t.exp_ln2);
-  for (int i = 0; i < 16; ++i) {
-    const long double exact = -std::log2(static_cast<long double>(inverse[i]));
-    EXPECT_EQ(std::ldexp(high[i], 16), std::nearbyint(std::ldexp(high[i], 16))) << "subinterval " << i;
-    EXPECT_LE(std::abs(low[i]), std::ldexp(1.0f, -28)) << "subinterval " << i;
-    EXPECT_LE(std::abs(static_cast<double>(static_cast<long double>(high[i]) + low[i] - exact)), 0x1p-52)
-        << "subinterval " << i;
-  }
-  constexpr long double ln2 = 0.693147180559945309417232121458176568L;
-  for (int j = 0; j < 8; ++j) {
-    const long double product = static_cast<long double>(exp_high[j]) * ln2;
-    EXPECT_LE(static_cast<double>(std::abs(product - exp_ln2[j]) / exp_high[j]), std::ldexp(1.0, -31)) << "j " << j;
-    const long double two_to_j8 = std::exp2(static_cast<long double>(j) / 8);
-    const long double product_with_ratio = exp_high[j] * (1 + static_cast<long double>(exp_low_ratio[j]));
-    EXPECT_LE(static_cast<double>(std::abs(product_with_ratio - two_to_j8) / two_to_j8), 0x1p-40) << "j " << j;
-  }
-#else
-  GTEST_SKIP() << "this build targets no AVX2 with FMA (or is a CUDA/HIP build)";
-#endif
-}
-
 // More elements than one host thread's chunk, and a length no vector width divides: every
 // element, the tail included, passes verification (all elements are checked at this size).
 TYPED_TEST(MatrixTest, ElementwisePowerVerifiesAcrossChunksAndTails) {
