@@ -8,11 +8,15 @@ on both sides. The table gives the median over rounds of each side's median time
 ratio, NumPy time / mini-app time (above 1: the mini-app is faster).
 
     benchmarks/peers.py [--miniapp build/bin/miniapp] [--rounds 3] [--threads 2] [--space openmp]
-                        [--quick] [--markdown FILE] [--json FILE] [--update FILE]
+                        [--gpu-peers [--gpu-space cuda]] [--quick] [--markdown FILE] [--json FILE]
+                        [--update FILE]
 
 NumPy is Debian's python3-numpy (run this with /usr/bin/python3): its BLAS/LAPACK is the one
 Debian's alternatives select; `blas` in the JSON names it. Both sides get OMP_NUM_THREADS and
-OPENBLAS_NUM_THREADS = --threads. GPU peers (CuPy, ...) are not run by this script yet.
+OPENBLAS_NUM_THREADS = --threads (set before NumPy loads).
+--gpu-peers: a second table, the seeds' GPU libraries (CuPy, Numba, JAX, PyTorch: gpu_peers.py)
+beside the mini-app's --gpu-space (run in the same deck), each library not run with its reason; a
+peer's result that differs from NumPy's beyond its row's tolerance is an error (exit 1).
 --quick: one round of small sizes, for the benchmark smoke test (its figures mean nothing).
 --update FILE: the table, with the command that made it, replaces what stands between the lines
 `<!-- peers.py begin -->` and `<!-- peers.py end -->` in FILE (the README's performance table);
@@ -47,78 +51,92 @@ def split_at_markers(text):
         return None
     return "".join(lines[:begin[0] + 1]), "".join(lines[end[0]:])
 
+
+
+def threads_before_numpy(argv):
+    """--threads into OMP_NUM_THREADS and OPENBLAS_NUM_THREADS before NumPy loads: its OpenMP OpenBLAS
+    reads them as it loads (set afterwards, NumPy runs on every CPU whatever --threads says)."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--threads", default="2")
+    threads = pre.parse_known_args(argv)[0].threads
+    if threads.isdigit() and int(threads) >= 1:  # anything else is refused by the real parser
+        os.environ.update(OMP_NUM_THREADS=threads, OPENBLAS_NUM_THREADS=threads)
+
+
+if __name__ == "__main__":
+    threads_before_numpy(sys.argv[1:])
 try:
     import numpy as np
 except ImportError:  # pragma: no cover - reported, not hidden
     print("peers.py: needs NumPy (Debian: apt-get install python3-numpy; run with /usr/bin/python3)", file=sys.stderr)
     sys.exit(2)
 
+import gpu_peers  # beside this script
+
 
 def rows(quick):
-    """Each row: the mini-app case(s) and the NumPy form at the same size and precision."""
+    """Each row: the mini-app case(s), its data and its form over an array namespace `xp` (NumPy's, or a
+    GPU library's: gpu_peers.py), at the same size and precision; `tolerance` bounds a peer's result
+    against NumPy's, relative to its largest value."""
     s = (lambda full, small: small if quick else full)
     n_pow, n_gemm, batch, n_dense = s(30_000_000, 300_000), s(1024, 256), s(10_000, 500), s(2048, 384)
     n_reg, steps, n_dist = s(1_000_000, 20_000), s(20, 5), s(4096, 512)
+    learning_rate = 0.001
     rng = np.random.default_rng(7)
 
-    def power():
-        x = (1 - rng.random((1000, n_pow // 1000), dtype=np.float32))
-        y = (1 - rng.random((1000, n_pow // 1000), dtype=np.float32))
-        return lambda: x ** y
-
-    def gemm():
-        a, b = rng.random((n_gemm, n_gemm)) * 2 - 1, rng.random((n_gemm, n_gemm)) * 2 - 1
-        return lambda: a @ b
-
-    def batched():
-        a, b = rng.random((batch, 32, 32)), rng.random((batch, 32, 1))
-        return lambda: np.linalg.solve(a, b)
-
-    def dense():
-        a, b = rng.random((n_dense, n_dense)), rng.random((n_dense, 1))
-        return lambda: np.linalg.solve(a, b)
-
-    def regression():
-        x = np.hstack([np.ones((n_reg, 1)), rng.random((n_reg, 50))])
-        y = rng.random(n_reg)
-        beta = np.zeros(51)
-
-        def fit():
-            b = beta.copy()
+    def fit(xp, d):
+        def steps_of_gd():
+            b = d["beta"]
             for _ in range(steps):
-                r = x @ b - y
-                b -= 0.001 * (2.0 / n_reg) * (x.T @ r)
+                r = d["x"] @ b - d["y"]
+                b = b - learning_rate * (2.0 / n_reg) * (d["x"].T @ r)
             return b
-        return fit
+        return steps_of_gd
 
-    def distance():
-        p = rng.random((n_dist, 3))
+    def distance(xp, d):
+        p = d["p"]
 
         def form():
-            sq = np.einsum("ij,ij->i", p, p)
-            return np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2.0 * (p @ p.T), 0.0))
+            sq = xp.einsum("ij,ij->i", p, p)
+            return xp.sqrt(xp.maximum(sq[:, None] + sq[None, :] - 2.0 * (p @ p.T), 0.0))
         return form
+
+    def two(shape_a, shape_b):
+        return lambda: dict(a=rng.random(shape_a) * 2 - 1, b=rng.random(shape_b) * 2 - 1)
 
     case = (lambda name, workload, variants, size, precision, **keys:
             dict(name=name, workload=workload, variants=variants, sizes=size, precision=precision, **keys))
     return [
-        dict(label=f"`x ** y` float32, {n_pow:.0e}", numpy="`x ** y`", make=power,
+        dict(key="power", label=f"`x ** y` float32, {n_pow:.0e}", numpy="`x ** y`", tolerance=1e-6,
+             data=lambda: dict(x=1 - rng.random((1000, n_pow // 1000), dtype=np.float32),
+                               y=1 - rng.random((1000, n_pow // 1000), dtype=np.float32)),
+             form=lambda xp, d: lambda: d["x"] ** d["y"],
              cases=[case("power", "matrix", ["elementwise"], n_pow // 1000, "float32", op="power", rows=1000)]),
-        dict(label=f"GEMM float64, {n_gemm}", numpy="`A @ B`", make=gemm,
+        dict(key="gemm", label=f"GEMM float64, {n_gemm}", numpy="`A @ B`", tolerance=1e-10,
+             data=two((n_gemm, n_gemm), (n_gemm, n_gemm)), form=lambda xp, d: lambda: d["a"] @ d["b"],
              cases=[case("gemm", "matrix", ["gemm-tiled", "gemm-kokkos-kernels"], n_gemm, "float64")]),
-        dict(label=f"{batch} solves of 32 x 32 float64", numpy="`linalg.solve`", make=batched,
+        dict(key="batched", label=f"{batch} solves of 32 x 32 float64", numpy="`linalg.solve`", tolerance=1e-8,
+             data=lambda: dict(a=rng.random((batch, 32, 32)), b=rng.random((batch, 32, 1))),
+             form=lambda xp, d: lambda: xp.linalg.solve(d["a"], d["b"]),
              cases=[case("batched", "solver", ["batched-team", "batched-thread"], 32, "float64", systems=batch)]),
-        dict(label=f"one {n_dense} x {n_dense} solve float64", numpy="`linalg.solve`", make=dense,
+        dict(key="dense", label=f"one {n_dense} x {n_dense} solve float64", numpy="`linalg.solve`", tolerance=1e-8,
+             data=lambda: dict(a=rng.random((n_dense, n_dense)), b=rng.random((n_dense, 1))),
+             form=lambda xp, d: lambda: xp.linalg.solve(d["a"], d["b"]),
              cases=[case("dense", "solver", ["dense-blocked", "dense-vendor"], n_dense, "float64", systems=1)]),
-        dict(label=f"GD, {steps} steps of {n_reg:.0e} x 51 float64", numpy="`X @ b`, `X.T @ r`", make=regression,
+        dict(key="regression", label=f"GD, {steps} steps of {n_reg:.0e} x 51 float64", numpy="`X @ b`, `X.T @ r`",
+             tolerance=1e-10, steps=steps, learning_rate=learning_rate,
+             data=lambda: dict(x=np.hstack([np.ones((n_reg, 1)), rng.random((n_reg, 50))]), y=rng.random(n_reg),
+                               beta=np.zeros(51)),
+             form=fit,
              cases=[case("regression", "regression", ["fused", "blas"], n_reg, "float64", features=50,
-                         iterations=steps, learning_rate=0.001)]),
-        dict(label=f"distance {n_dist} float64", numpy="einsum + matmul", make=distance,
+                         iterations=steps, learning_rate=learning_rate)]),
+        dict(key="distance", label=f"distance {n_dist} float64", numpy="einsum + matmul", tolerance=1e-6,
+             data=lambda: dict(p=rng.random((n_dist, 3))), form=distance,
              cases=[case("distance", "distance", ["direct", "gemm"], n_dist, "float64", dim=3)]),
     ]
 
 
-def deck_text(table, space, repetitions):
+def deck_text(table, spaces, repetitions):
     lines = ["title: peers.py - the mini-app beside the seeds' NumPy forms", "cases:"]
     for row in table:
         for c in row["cases"]:
@@ -129,13 +147,13 @@ def deck_text(table, space, repetitions):
                 if isinstance(value, list):
                     value = "[" + ", ".join(value) + "]"
                 lines.append(f"    {key}: {value}")
-            lines += [f"    spaces: [{space}]", "    policies: [all-resident]", "    warmup: 1",
+            lines += [f"    spaces: [{', '.join(spaces)}]", "    policies: [all-resident]", "    warmup: 1",
                       f"    repetitions: {repetitions}"]
     return "\n".join(lines) + "\n"
 
 
 def run_miniapp(binary, deck, env, threads):
-    """{(case, variant): median compute seconds}; raises on a failed run or a failed verification."""
+    """{(case, variant, space): median compute seconds}; raises on a failed run or a failed verification."""
     with tempfile.TemporaryDirectory() as out:
         path = os.path.join(out, "peers.yaml")
         with open(path, "w") as f:
@@ -151,7 +169,7 @@ def run_miniapp(binary, deck, env, threads):
         if not m["verification"]["passed"]:
             raise RuntimeError(f"{m['case']} {m['variant']}: verification failed: {m['verification']['detail']}")
         # The regression's compute is the whole fit of `iterations` steps, as its NumPy form is.
-        times[(m["case"], m["variant"])] = m["seconds"]["compute"]["median"]
+        times[(m["case"], m["variant"], m["space"])] = m["seconds"]["compute"]["median"]
     provenance = results.get("provenance", {})
     allowed = provenance.get("cpus_allowed")
     if allowed is not None and allowed < min(threads, len(START_CPUS)):
@@ -211,19 +229,58 @@ def numpy_blas():
         return "unknown"
 
 
-def ratio_rows(table, mini, peer):
+def ratio_rows(table, mini, peer, space):
     """One row per mini-app variant: the medians of both sides' rounds and NumPy time / mini-app time."""
     result_rows = []
     for i, row in enumerate(table):
         numpy_s = statistics.median(peer[i])
         for c in row["cases"]:
             for variant in c["variants"]:
-                if (c["name"], variant) not in mini:
+                if (c["name"], variant, space) not in mini:
                     continue  # a variant this build lacks (the deck would have been refused otherwise)
-                mini_s = statistics.median(mini[(c["name"], variant)])
+                mini_s = statistics.median(mini[(c["name"], variant, space)])
                 result_rows.append(dict(workload=row["label"], numpy_form=row["numpy"], variant=variant,
                                         numpy_ms=numpy_s * 1e3, miniapp_ms=mini_s * 1e3, ratio=numpy_s / mini_s))
     return result_rows
+
+
+def gpu_ratio_rows(table, mini, gpu, names, space):
+    """One row per mini-app variant on the device space: each GPU library's median time where it ran
+    the row, and its ratio, the library's time / the mini-app's (above 1: the mini-app is faster)."""
+    result_rows = []
+    for i, row in enumerate(table):
+        for c in row["cases"]:
+            for variant in c["variants"]:
+                if (c["name"], variant, space) not in mini:
+                    continue
+                mini_s = statistics.median(mini[(c["name"], variant, space)])
+                peers = {}
+                for name in names:
+                    if (i, name) in gpu:
+                        peer_s = statistics.median(gpu[(i, name)])
+                        peers[name] = dict(ms=peer_s * 1e3, ratio=peer_s / mini_s)
+                result_rows.append(dict(workload=row["label"], variant=variant, miniapp_ms=mini_s * 1e3, peers=peers))
+    return result_rows
+
+
+def gpu_markdown(result_rows, libraries, reasons, space, rounds, repetitions):
+    """The GPU peers' table: a column per library that ran, and why each other one did not."""
+    names = [library.name for library in libraries]
+    ran = ", ".join(f"{library.name} {library.version}" for library in libraries) or "none"
+    lines = [f"GPU peers beside the mini-app's `{space}` space (data resident on both sides; each peer's result "
+             f"checked against NumPy's): {ran}; medians of {rounds} alternating rounds of {repetitions} "
+             f"repetitions; ratio = peer time / mini-app time."]
+    if reasons:
+        lines.append("Not run: " + "; ".join(f"{name}: {why}" for name, why in reasons.items()) + ".")
+    if names:
+        lines += ["", "| workload | mini-app variant | mini-app ms | " + " | ".join(names) + " |",
+                  "|---|---|---|" + "---|" * len(names)]
+        for row in result_rows:
+            cells = [f"{row['peers'][n]['ms']:.3g} ms ({row['peers'][n]['ratio']:.2f}x)" if n in row["peers"] else "-"
+                     for n in names]
+            lines.append(f"| {row['workload']} | {row['variant']} | {row['miniapp_ms']:.3g} | "
+                         + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def markdown_table(result_rows, where, args, provenance, rounds, repetitions):
@@ -241,13 +298,16 @@ def markdown_table(result_rows, where, args, provenance, rounds, repetitions):
     return "\n".join(lines) + "\n"
 
 
-def main(argv):
+def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--miniapp", default=os.path.join("build", "bin", "miniapp"))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--repetitions", type=int, default=3, help="timed repetitions per side per round")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--space", default="openmp")
+    parser.add_argument("--gpu-peers", action="store_true",
+                        help="also the seeds' GPU libraries (CuPy, Numba, JAX, PyTorch) beside --gpu-space")
+    parser.add_argument("--gpu-space", default="cuda", help="the mini-app's space beside the GPU peers")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--markdown")
     parser.add_argument("--json")
@@ -256,57 +316,79 @@ def main(argv):
     if args.update:
         try:
             with open(args.update) as f:
-                target = f.read()
+                args.update_text = f.read()
         except OSError as e:
             parser.error(f"--update: {e}")
-        if split_at_markers(target) is None:
+        if split_at_markers(args.update_text) is None:
             parser.error(f"--update: {args.update} has no single '{BEGIN}' line followed by one '{END}' line")
     if args.rounds < 1 or args.repetitions < 1 or args.threads < 1:
         parser.error("--rounds, --repetitions and --threads must be at least 1")
     if not os.access(args.miniapp, os.X_OK):
         parser.error(f"no mini-app binary at {args.miniapp} (build it, or pass --miniapp)")
-    rounds, repetitions = (1, 1) if args.quick else (args.rounds, args.repetitions)
-    threads = str(args.threads)
-    os.environ.update(OMP_NUM_THREADS=threads, OPENBLAS_NUM_THREADS=threads)  # NumPy's BLAS reads them at import
-    env = dict(os.environ, OMP_PROC_BIND="spread", OMP_PLACES="threads")
+    return args
 
-    table = rows(args.quick)
-    deck = deck_text(table, args.space, repetitions)
-    forms = [row["make"]() for row in table]
-    mini = {}
-    peer = {i: [] for i in range(len(table))}
+
+def measure(args, table, libraries, rounds, repetitions):
+    """Alternating rounds: the mini-app's deck, NumPy's forms, the GPU libraries' forms.
+    Returns (mini-app times, NumPy times, GPU peers' times, provenance); raises RuntimeError."""
+    env = dict(os.environ, OMP_PROC_BIND="spread", OMP_PLACES="threads")
+    spaces = [args.space] + ([args.gpu_space] if args.gpu_peers and args.gpu_space != args.space else [])
+    deck = deck_text(table, spaces, repetitions)
+    data = [row["data"]() for row in table]
+    forms = [row["form"](np, d) for row, d in zip(table, data)]
+    references = [np.asarray(form(), dtype=np.float64) for form in forms] if libraries else []
+    mini, peer, gpu, device_forms = {}, {i: [] for i in range(len(table))}, {}, {}
     provenance = {}
     for r in range(rounds):
-        try:
-            times, provenance = run_miniapp(args.miniapp, deck, env, args.threads)
-        except RuntimeError as e:
-            print(f"peers.py: {e}", file=sys.stderr)
-            return 1
+        times, provenance = run_miniapp(args.miniapp, deck, env, args.threads)
         for key, seconds in times.items():
             mini.setdefault(key, []).append(seconds)
         for i, form in enumerate(forms):
             peer[i].append(time_numpy(form, repetitions))
+        if libraries:
+            for key, seconds in gpu_peers.run_round(libraries, table, data, references, repetitions,
+                                                    device_forms).items():
+                gpu.setdefault(key, []).append(seconds)
         print(f"round {r + 1}/{rounds} done", file=sys.stderr)
+    return mini, peer, gpu, provenance
 
-    result_rows = ratio_rows(table, mini, peer)
+
+def main(argv):
+    args = parse_args(argv)
+    rounds, repetitions = (1, 1) if args.quick else (args.rounds, args.repetitions)
+    libraries, reasons = gpu_peers.load_all() if args.gpu_peers else ([], {})
+    table = rows(args.quick)
+    try:
+        mini, peer, gpu, provenance = measure(args, table, libraries, rounds, repetitions)
+    except RuntimeError as e:
+        print(f"peers.py: {e}", file=sys.stderr)
+        return 1
+
+    result_rows = ratio_rows(table, mini, peer, args.space)
     where = machine()
     text = markdown_table(result_rows, where, args, provenance, rounds, repetitions)
+    gpu_rows = []
+    if args.gpu_peers:
+        gpu_rows = gpu_ratio_rows(table, mini, gpu, [library.name for library in libraries], args.gpu_space)
+        text += "\n" + gpu_markdown(gpu_rows, libraries, reasons, args.gpu_space, rounds, repetitions)
     print(text)
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(text)
     if args.update:
-        before, after = split_at_markers(target)
+        before, after = split_at_markers(args.update_text)
         made_by = ("benchmarks/peers.py " + " ".join(argv)).strip()
         with open(args.update + ".tmp", "w") as f:
             f.write(f"{before}\n{time.strftime('%Y-%m-%d')}, `{made_by}`:\n\n{text}\n{after}")
         os.replace(args.update + ".tmp", args.update)
     if args.json:
+        gpu_json = dict(space=args.gpu_space, libraries={lib.name: lib.version for lib in libraries},
+                        not_run=reasons, rows=gpu_rows) if args.gpu_peers else None
         with open(args.json, "w") as f:
             json.dump(dict(machine=where, threads=args.threads, space=args.space, numpy=np.__version__,
                            numpy_blas=numpy_blas(), miniapp_cpus_allowed=provenance.get("cpus_allowed"),
                            start_cpus=len(START_CPUS), rounds=rounds, repetitions=repetitions, quick=args.quick,
-                           rows=result_rows), f, indent=1)
+                           rows=result_rows, gpu_peers=gpu_json), f, indent=1)
     return 0
 
 

@@ -15,7 +15,8 @@
 #   --fuzz-packages only installs Debian's clang with libFuzzer and LLVM's OpenMP headers, for the
 #                   deck fuzz target (tests/sanitize/check_sanitizers.sh fuzz)
 #   --report-packages only installs what `miniapp report` and its tests use: Debian's python3 with
-#                   matplotlib and numpy, and chromium (headless, for the report's screenshot test)
+#                   matplotlib and numpy, and chromium (headless, for the report's screenshot test);
+#                   and numba, whose CUDA simulator checks benchmarks/peers.py's Numba kernel
 #
 # The prefix is keyed by Kokkos version, Kokkos Kernels version, backends and compiler, e.g.
 #   ~/.cache/kokkos-miniapp/kokkos-3.4.01_kk-3.4.01_serial-openmp_gcc-12
@@ -283,7 +284,7 @@ main() {
     return 0
   fi
   if [ "$REPORT_PACKAGES_ONLY" -eq 1 ]; then
-    ensure_packages python3 python3-matplotlib python3-numpy chromium fonts-dejavu-core
+    ensure_packages python3 python3-matplotlib python3-numpy python3-numba chromium fonts-dejavu-core
     log "report packages ready"
     return 0
   fi

@@ -13,7 +13,8 @@
 #   3. the GPU part of the benchmark suite (benchmarks whose name ends in the device space, and
 #      the host copy benchmark for reference), one run per workload
 #   4. benchmarks/peers.py on the host space: the seeds' NumPy forms beside the mini-app, same
-#      sizes, precision and threads (skipped, with the reason, where NumPy does not import)
+#      sizes, precision and threads (skipped, with the reason, where NumPy does not import), and
+#      the seeds' GPU libraries (CuPy, Numba, JAX, PyTorch where they import) beside the device space
 #   5. input/kernel-times.yaml on the device space with --kernel-times: every kernel and vendor
 #      call of each compute phase at the seed decks' GPU sizes, RESULTS/<gpu>-<date>/kernel-times/
 #      (the host rehearsal runs its batched cases only)
@@ -269,8 +270,10 @@ else
     printf 'peers\tskipped\t0\t\tNumPy does not import in %s\n' "$(command -v python3)" >>"$STEPS"
   else
     peer_size=(--rounds 3); [ "$BACKEND" = host ] && peer_size=(--quick)  # a rehearsal: small sizes
-    run_step peers 120 "$OUT/logs/peers.log" python3 "$ROOT/benchmarks/peers.py" --miniapp "$BIN/miniapp" \
-      --space "$HOST_SPACE" --threads "$OMP_NUM_THREADS" "${peer_size[@]}" --markdown "$OUT/peers.md" --json "$OUT/peers.json"
+    # --gpu-peers: CuPy, Numba, JAX and PyTorch where they import, beside the device space.
+    run_step peers 240 "$OUT/logs/peers.log" python3 "$ROOT/benchmarks/peers.py" --miniapp "$BIN/miniapp" \
+      --space "$HOST_SPACE" --threads "$OMP_NUM_THREADS" "${peer_size[@]}" --gpu-peers --gpu-space "$DEVICE_SPACE" \
+      --markdown "$OUT/peers.md" --json "$OUT/peers.json"
   fi
 
   # 6. Where each compute phase's time goes, kernel by kernel (fenced: a profile, not a benchmark).

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # ctest `benchmark.peers` (label `benchmark`): benchmarks/peers.py --quick, one round of small
-# sizes, must run every row with the mini-app's results verified and print its table. Never
-# judged on time. Debian's python3-numpy comes through scripts/bootstrap-debian.sh
-# --report-packages; "skipped: <why>" (ctest: skipped) only where no package archive offers it.
+# sizes, must run every row with the mini-app's results verified and print its table, with the
+# GPU peers' table (--gpu-peers beside the serial space: each library run or its reason); then
+# check_gpu_peers.py checks the GPU peers' forms without a GPU. Never judged on time. Debian's
+# python3-numpy and python3-numba come through scripts/bootstrap-debian.sh --report-packages;
+# "skipped: <why>" (ctest: skipped) only where no package archive offers NumPy.
 #   peers_smoke.sh MINIAPP SOURCE_DIR
 set -uo pipefail
 MINIAPP=${1:?usage: peers_smoke.sh MINIAPP SOURCE_DIR}
 SRC=${2:?usage: peers_smoke.sh MINIAPP SOURCE_DIR}
 
-if ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+if ! /usr/bin/python3 -c 'import numpy, numba' 2>/dev/null; then
   log=$(mktemp)
   "$SRC/scripts/bootstrap-debian.sh" --report-packages >"$log" 2>&1
   status=$?
@@ -22,6 +24,13 @@ if ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
     rm -f "$log"
     echo "skipped: python3-numpy cannot be installed here (no package archive offers it)"
     exit 0
+  fi
+  if ! /usr/bin/python3 -c 'import numba' 2>/dev/null && command -v apt-cache >/dev/null 2>&1 \
+    && apt-cache policy python3-numba 2>/dev/null | grep -qE 'Candidate: [0-9]'; then
+    tail -n 20 "$log"
+    rm -f "$log"
+    echo "FAIL: the package archive has python3-numba but installing it failed (bootstrap exit $status, output above)"
+    exit 1
   fi
   rm -f "$log"
 fi
@@ -39,7 +48,7 @@ printf 'above\n<!-- peers.py begin -->\nold table\n<!-- peers.py end -->\nbelow\
 # OMP_PROC_BIND in the script's own environment: NumPy's OpenMP runtime then binds the script's
 # main thread to one CPU as it loads, and the mini-app must still get every CPU the script had.
 OMP_PROC_BIND=spread OMP_PLACES=threads /usr/bin/python3 "$SRC/benchmarks/peers.py" --quick --miniapp "$MINIAPP" --json "$out/peers.json" \
-  --update "$out/page.md" || {
+  --update "$out/page.md" --gpu-peers --gpu-space serial || {
   echo "FAIL: peers.py exited with $?"
   exit 1
 }
@@ -63,4 +72,16 @@ if bad or len({r["workload"] for r in rows}) < 6:
     print(f"FAIL: {len({r['workload'] for r in rows})} of 6 rows measured; without a time: {bad}")
     sys.exit(1)
 print(f"ok: {len(rows)} mini-app variants beside their NumPy forms")
+gpu = data["gpu_peers"]
+accounted = sorted(list(gpu["libraries"]) + list(gpu["not_run"]))
+if accounted != ["CuPy", "JAX", "Numba", "PyTorch"] or not all(gpu["not_run"].values()):
+    print(f"FAIL: the GPU peers: run {gpu['libraries']}, not run {gpu['not_run']}")
+    sys.exit(1)
+if gpu["space"] != "serial" or len(gpu["rows"]) != len(rows):
+    print(f"FAIL: the GPU peers' table has {len(gpu['rows'])} mini-app rows on {gpu['space']}, expected {len(rows)} on serial")
+    sys.exit(1)
+print(f"ok: GPU peers run: {gpu['libraries'] or 'none'}; not run: {gpu['not_run']}")
 PY
+grep -q "^Not run: \|^| workload | mini-app variant | mini-app ms |" "$out/page.md" \
+  || { cat "$out/page.md"; echo "FAIL: the GPU peers' part of the table is missing"; exit 1; }
+/usr/bin/python3 "$SRC/tests/benchmark/check_gpu_peers.py" || { echo "FAIL: check_gpu_peers.py"; exit 1; }

@@ -1,0 +1,80 @@
+"""benchmarks/gpu_peers.py without a GPU (run by peers_smoke.sh with /usr/bin/python3):
+
+- the rows' generic forms through gpu_peers' own path (copy to the "device", time with the
+  library's wait, compare with NumPy's result) on a stand-in library whose namespace is NumPy's;
+- a stand-in whose results are off by 1e-5 is refused by that comparison;
+- seed 002's Numba kernel in Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1, set before Numba
+  loads), against NumPy's distance matrix: where Numba does not import, it says so and that part
+  is skipped (seed 000's `@vectorize(target='cuda')` does not run in the simulator at all);
+- load_all() accounts for all four libraries: each is loaded or has its reason.
+Exit 0 when all hold, 1 otherwise; prints what it checked.
+"""
+
+import os
+import sys
+
+os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "benchmarks"))
+
+import numpy as np  # noqa: E402
+
+import gpu_peers  # noqa: E402
+import peers  # noqa: E402
+
+
+def stand_in(name, transform=lambda a: a):
+    """A 'GPU library' with NumPy's namespace; transform alters every result it hands back."""
+    return gpu_peers.Library(name, "0", lambda a: np.array(a, copy=True), lambda a: transform(np.asarray(a)),
+                             lambda result: None, xp=np)
+
+
+def main():
+    failures = []
+    table = peers.rows(quick=True)
+    data = [row["data"]() for row in table]
+    references = [np.asarray(row["form"](np, d)(), dtype=np.float64) for row, d in zip(table, data)]
+
+    times = gpu_peers.run_round([stand_in("numpy-as-gpu")], table, data, references, 1, {})
+    if sorted(i for i, _ in times) != list(range(len(table))) or not all(t > 0 for t in times.values()):
+        failures.append(f"the generic forms: timed rows {sorted(times)}, expected all {len(table)}")
+    else:
+        print(f"ok: all {len(table)} rows' generic forms timed and matched NumPy's results")
+
+    try:
+        gpu_peers.run_round([stand_in("off", lambda a: a * (1 + 1e-5))], table, data, references, 1, {})
+        failures.append("a peer whose results are off by 1e-5 relative was not refused")
+    except RuntimeError as e:
+        print(f"ok: a wrong peer is refused: {e}")
+
+    try:
+        from numba import cuda
+
+        import gpu_peers_numba
+    except ImportError as e:
+        print(f"skipped: Numba's kernel in the simulator: Numba does not import ({e})")
+    else:
+        points = np.random.default_rng(3).random((24, 3))
+        result = cuda.device_array((24, 24), dtype=np.float64)
+        gpu_peers_numba.distance_kernel[(2, 2), (16, 16)](cuda.to_device(points), result)
+        expected = np.sqrt(((points[:, None, :] - points[None, :, :]) ** 2).sum(axis=2))
+        error = float(np.max(np.abs(result.copy_to_host() - expected)))
+        if error > 1e-14:
+            failures.append(f"seed 002's Numba kernel in the simulator: off by {error:.3g}")
+        else:
+            print(f"ok: seed 002's Numba kernel in the simulator matches NumPy's distances ({error:.1e})")
+
+    loaded, reasons = gpu_peers.load_all()
+    names = [library.name for library in loaded] + list(reasons)
+    if sorted(names) != sorted(name for name, _ in gpu_peers.LOADERS) or not all(reasons.values()):
+        failures.append(f"load_all: loaded {[l.name for l in loaded]}, reasons {reasons}")
+    else:
+        print(f"ok: load_all: loaded {[l.name for l in loaded] or 'none'}; not run: {reasons}")
+
+    for failure in failures:
+        print(f"FAIL: {failure}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
