@@ -146,14 +146,23 @@ KOKKOS_INLINE_FUNCTION void solve_on_lanes(const Member& thread, const A& a, con
                                            const std::size_t s, const Matrix& m, const int n,
                                            const Scalar tiny_factor) {
   Scalar scale = 0;
+  const auto larger = [](const Scalar held, const Scalar v) { return v > held ? v : held; };  // NaN: held
   Kokkos::parallel_reduce(
       Kokkos::ThreadVectorRange(thread, n),
       [&](const int j, Scalar& lane_max) {
-        for (int i = 0; i < n; ++i) {
+        // Four rows' loads before their stores: a store to scratch between two loads of A keeps
+        // the compiler from having more than one load of A in flight (it cannot tell them apart).
+        int i = 0;
+        for (; i + 4 <= n; i += 4) {
+          const Scalar v0 = a(s, i, j), v1 = a(s, i + 1, j), v2 = a(s, i + 2, j), v3 = a(s, i + 3, j);
+          m(i, j) = v0, m(i + 1, j) = v1, m(i + 2, j) = v2, m(i + 3, j) = v3;
+          lane_max = larger(larger(lane_max, compat::math::fabs(v0)), compat::math::fabs(v1));
+          lane_max = larger(larger(lane_max, compat::math::fabs(v2)), compat::math::fabs(v3));
+        }
+        for (; i < n; ++i) {
           const Scalar v = a(s, i, j);
           m(i, j) = v;
-          const Scalar magnitude = compat::math::fabs(v);
-          if (magnitude > lane_max) lane_max = magnitude;
+          lane_max = larger(lane_max, compat::math::fabs(v));
         }
       },
       Kokkos::Max<Scalar>(scale));
@@ -174,10 +183,17 @@ KOKKOS_INLINE_FUNCTION void solve_on_lanes(const Member& thread, const A& a, con
         m(p, j) = t;
       });
     const Scalar inverse_pivot = Scalar(1) / m(k, k);
-    // Column k is read, never written, in this step: every lane sees the same multipliers.
+    // Column k is read, never written, in this step: every lane sees the same multipliers. Four
+    // rows a pass, all eight loads before the four stores (as in the copy above), one fma each.
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(thread, k + 1, n + 1), [&](const int j) {
-      const Scalar pivot_row = m(k, j);
-      for (int i = k + 1; i < n; ++i) m(i, j) -= m(i, k) * inverse_pivot * pivot_row;
+      const Scalar u = m(k, j) * inverse_pivot;
+      int i = k + 1;
+      for (; i + 4 <= n; i += 4) {
+        const Scalar l0 = m(i, k), l1 = m(i + 1, k), l2 = m(i + 2, k), l3 = m(i + 3, k);
+        const Scalar v0 = m(i, j), v1 = m(i + 1, j), v2 = m(i + 2, j), v3 = m(i + 3, j);
+        m(i, j) = v0 - l0 * u, m(i + 1, j) = v1 - l1 * u, m(i + 2, j) = v2 - l2 * u, m(i + 3, j) = v3 - l3 * u;
+      }
+      for (; i < n; ++i) m(i, j) -= m(i, k) * u;
     });
   }
   if (result == 0) {
