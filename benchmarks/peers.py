@@ -52,7 +52,6 @@ def split_at_markers(text):
     return "".join(lines[:begin[0] + 1]), "".join(lines[end[0]:])
 
 
-
 def threads_before_numpy(argv):
     """--threads into OMP_NUM_THREADS and OPENBLAS_NUM_THREADS before NumPy loads: its OpenMP OpenBLAS
     reads them as it loads (set afterwards, NumPy runs on every CPU whatever --threads says)."""
