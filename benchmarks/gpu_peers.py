@@ -32,7 +32,7 @@ class Library:
         self.name, self.version = name, version
         self.to_device, self.to_host, self.wait = to_device, to_host, wait
         self.xp = xp  # a namespace with NumPy's names for the rows' generic forms, or None
-        self.forms = forms or {}  # row key -> form(library, device data), overriding the generic one
+        self.forms = forms or {}  # row key -> form(row, device data), overriding the generic one
 
 
 def load_cupy():
@@ -55,14 +55,15 @@ def load_numba():
     import gpu_peers_numba as forms
     return Library("Numba", numba.__version__, cuda.to_device, lambda a: a.copy_to_host(),
                    lambda result: cuda.synchronize(),
-                   forms=dict(power=lambda library, d: forms.power_form(d),
-                              distance=lambda library, d: forms.distance_form(d)))
+                   forms=dict(power=lambda row, d: forms.power_form(d),
+                              distance=lambda row, d: forms.distance_form(d)))
 
 
-def jax_regression(library, d, steps, learning_rate):
+def jax_regression(row, d):
     """Seed 001's JAX form: the step jitted, its gradient by jax.grad."""
     import jax
     import jax.numpy as jnp
+    learning_rate = row["learning_rate"]
 
     def loss(beta, x, y):
         return jnp.mean((x @ beta - y) ** 2)
@@ -73,7 +74,7 @@ def jax_regression(library, d, steps, learning_rate):
 
     def fit():
         beta = d["beta"]
-        for _ in range(steps):
+        for _ in range(row["steps"]):
             beta = step(beta, d["x"], d["y"])
         return beta
     return fit
@@ -91,7 +92,8 @@ def load_jax():
         platforms = ", ".join(sorted({device.platform for device in jax.devices()}))
         raise Unavailable(f"JAX {jax.__version__} has no GPU device (only {platforms})")
     return Library("JAX", jax.__version__, lambda a: jax.device_put(a, gpus[0]), np.asarray,
-                   lambda result: result.block_until_ready(), xp=jnp)
+                   lambda result: result.block_until_ready(), xp=jnp,
+                   forms=dict(regression=jax_regression))
 
 
 class TorchNamespace:
@@ -135,11 +137,8 @@ def has_form(library, row):
 
 def form_for(library, row, device_data):
     """The callable the library times for a row (has_form(library, row) true)."""
-    key = row["key"]
-    if library.name == "JAX" and key == "regression":
-        return jax_regression(library, device_data, row["steps"], row["learning_rate"])
-    if key in library.forms:
-        return library.forms[key](library, device_data)
+    if row["key"] in library.forms:
+        return library.forms[row["key"]](row, device_data)
     return row["form"](library.xp, device_data)
 
 
