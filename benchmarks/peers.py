@@ -25,6 +25,7 @@ Exit status: 0, 1 when the mini-app failed or a result did not verify, 2 on bad 
 """
 
 import argparse
+import ctypes
 import json
 import os
 import platform
@@ -223,6 +224,44 @@ def numpy_blas():
         return "unknown"
 
 
+OPENBLAS_CORENAME = ("import ctypes, sys\n"
+                     "f = ctypes.CDLL(sys.argv[1]).openblas_get_corename\n"
+                     "f.restype = ctypes.c_char_p\n"
+                     "print(f().decode())\n")
+
+
+def openblas_core():
+    """The kernels OpenBLAS runs (`openblas_get_corename`), for NumPy and the mini-app alike (it
+    inherits this script's environment), and the OPENBLAS_* settings of the environment. Where
+    OPENBLAS_CORETYPE forces a core, also the one OpenBLAS detects without it (a child process):
+    a reference held to older kernels than the CPU has is a handicapped one. None where NumPy's
+    BLAS is not OpenBLAS."""
+    try:
+        with open("/proc/self/maps") as f:
+            libs = sorted({line.split()[-1] for line in f if "openblas" in line.split()[-1].lower()})
+    except OSError:
+        return None
+    for lib in libs:
+        try:
+            name = ctypes.CDLL(lib).openblas_get_corename
+        except (OSError, AttributeError):
+            continue
+        name.restype = ctypes.c_char_p
+        core = name().decode()
+        settings = sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith("OPENBLAS_"))
+        if not settings:
+            return core + " (detected)"
+        note = ", ".join(settings)
+        if "OPENBLAS_CORETYPE" in os.environ:
+            env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+            detected = subprocess.run([sys.executable, "-c", OPENBLAS_CORENAME, lib], env=env,
+                                      capture_output=True, text=True)
+            if detected.returncode == 0 and detected.stdout.strip():
+                note += f"; without OPENBLAS_CORETYPE it takes {detected.stdout.strip()}"
+        return f"{core} ({note})"
+    return None
+
+
 def ratio_rows(table, mini, peer, space):
     """One row per mini-app variant: the medians of both sides' rounds and NumPy time / mini-app time."""
     result_rows = []
@@ -279,9 +318,10 @@ def gpu_markdown(result_rows, libraries, reasons, space, rounds, repetitions):
 
 def markdown_table(result_rows, where, args, provenance, rounds, repetitions):
     """The table, under a line naming the machine, the threads, both sides' versions and the rounds."""
+    core = openblas_core()
     header = (f"Machine: {where}; {args.threads} threads on {provenance.get('cpus_allowed', '?')} CPUs "
               f"(OpenMP space `{args.space}`, NumPy's BLAS "
-              f"{numpy_blas()}); "
+              f"{numpy_blas()}{', OpenBLAS kernels ' + core if core else ''}); "
               f"NumPy {np.__version__}; Kokkos {provenance.get('kokkos_version', '?')}; medians of {rounds} "
               f"alternating rounds of {repetitions} repetitions; ratio = NumPy time / mini-app time.")
     lines = [header, "", "| workload | NumPy form | mini-app variant | NumPy ms | mini-app ms | ratio |",
@@ -380,7 +420,7 @@ def main(argv):
                         not_run=reasons, rows=gpu_rows) if args.gpu_peers else None
         with open(args.json, "w") as f:
             json.dump(dict(machine=where, threads=args.threads, space=args.space, numpy=np.__version__,
-                           numpy_blas=numpy_blas(), miniapp_cpus_allowed=provenance.get("cpus_allowed"),
+                           numpy_blas=numpy_blas(), openblas_core=openblas_core(), miniapp_cpus_allowed=provenance.get("cpus_allowed"),
                            start_cpus=len(START_CPUS), rounds=rounds, repetitions=repetitions, quick=args.quick,
                            rows=result_rows, gpu_peers=gpu_json), f, indent=1)
     return 0

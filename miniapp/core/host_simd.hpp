@@ -19,6 +19,15 @@
 #define MINIAPP_HOST_SIMD 0
 #endif
 
+#if MINIAPP_HOST_SIMD && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define MINIAPP_HOST_STREAM_STORES 1
+#else
+#define MINIAPP_HOST_STREAM_STORES 0
+#endif
+
+#include <cstdint>
+
 namespace miniapp::simd {
 
 // Bytes of one SIMD register of the host ISA this file is compiled for, in every build: host
@@ -100,6 +109,46 @@ struct Pack {
     }
   }
 };
+#endif
+
+#if MINIAPP_HOST_STREAM_STORES
+// dst[0, count) = src[0, count), the aligned part with non-temporal stores of the widest register
+// the build has: the lines go to memory without being read first (a plain store reads each line
+// before it writes it, which costs an output stream that no cache holds half its bandwidth).
+// Only for outputs that are not read again soon; stream_fence() before another thread reads them.
+template <class Scalar>
+void stream_copy(Scalar* dst, const Scalar* src, const std::int64_t count) {
+  static_assert(sizeof(Scalar) == 4 || sizeof(Scalar) == 8, "float or double");
+  constexpr std::int64_t kAlign = kHostVectorBytes, kLanes = kHostVectorBytes / sizeof(Scalar);
+  std::int64_t j = 0;
+  while (j < count && reinterpret_cast<std::uintptr_t>(dst + j) % kAlign != 0) {
+    dst[j] = src[j];
+    ++j;
+  }
+  for (; j + kLanes <= count; j += kLanes) {
+    if constexpr (sizeof(Scalar) == 4) {
+#if defined(__AVX512F__)
+      _mm512_stream_ps(reinterpret_cast<float*>(dst + j), _mm512_loadu_ps(reinterpret_cast<const float*>(src + j)));
+#elif defined(__AVX__)
+      _mm256_stream_ps(reinterpret_cast<float*>(dst + j), _mm256_loadu_ps(reinterpret_cast<const float*>(src + j)));
+#else
+      _mm_stream_ps(reinterpret_cast<float*>(dst + j), _mm_loadu_ps(reinterpret_cast<const float*>(src + j)));
+#endif
+    } else {
+#if defined(__AVX512F__)
+      _mm512_stream_pd(reinterpret_cast<double*>(dst + j), _mm512_loadu_pd(reinterpret_cast<const double*>(src + j)));
+#elif defined(__AVX__)
+      _mm256_stream_pd(reinterpret_cast<double*>(dst + j), _mm256_loadu_pd(reinterpret_cast<const double*>(src + j)));
+#else
+      _mm_stream_pd(reinterpret_cast<double*>(dst + j), _mm_loadu_pd(reinterpret_cast<const double*>(src + j)));
+#endif
+    }
+  }
+  for (; j < count; ++j) dst[j] = src[j];
+}
+
+// Orders this thread's non-temporal stores before its later stores (the end of a kernel).
+inline void stream_fence() { _mm_sfence(); }
 #endif
 
 }  // namespace miniapp::simd

@@ -263,6 +263,17 @@ TYPED_TEST(DistanceTest, FlatMappingOfDirectEqualsDirectExactly) {
     }
 }
 
+// An output over kStreamOutputBytes, whose host rows go out through non-temporal stores: rows
+// of 2901 floats start at every alignment, so each row has a head and a tail of plain stores, and
+// the odd row count leaves one row to the row-at-a-time loop.
+TYPED_TEST(DistanceTest, StreamedOutputOfDirectEqualsTheFlatMappingExactly) {
+  using Space = TypeParam;
+  const std::size_t n = 2901;
+  ASSERT_GT(n * n * sizeof(float), distance::kernels::kStreamOutputBytes);
+  for (int dim : {2, 3})
+    for (bool squared : {false, true}) expect_flat_equals_direct<4, Space>(dim, n, 0, n, squared);
+}
+
 TYPED_TEST(DistanceTest, ChunkedRunsEqualUnchunkedOnesExactly) {
   using Space = TypeParam;
   const std::size_t n = 203;

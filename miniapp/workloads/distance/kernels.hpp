@@ -4,6 +4,7 @@
 // of a chunked run. Free functions, not members: CUDA extended lambdas may not live in private
 // member functions, and capturing `this` would copy a host object to the device.
 
+#include "miniapp/core/host_simd.hpp"
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/random.hpp"
@@ -11,6 +12,7 @@
 
 #include "miniapp/core/kokkos_kernels_compat.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -139,12 +141,34 @@ void with_dimension(int dim, F&& f) {
   }
 }
 
+// Entries [j0, j0 + m) of the rows of points a and b into to_a[0, m) and to_b[0, m).
+template <int Dim, class Own, class Points, class Scalar>
+inline void direct_pair_entries(const Own& a, const Own& b, const Points& points, const std::int64_t j0,
+                                const std::int64_t m, const int dim, const bool squared, Scalar* const to_a,
+                                Scalar* const to_b) {
+  if (squared) {
+    for (std::int64_t j = 0; j < m; ++j) {
+      to_a[j] = squared_distance<Dim>(a, points, j0 + j, dim);
+      to_b[j] = squared_distance<Dim>(b, points, j0 + j, dim);
+    }
+  } else {
+    for (std::int64_t j = 0; j < m; ++j) {
+      to_a[j] = compat::math::sqrt(squared_distance<Dim>(a, points, j0 + j, dim));
+      to_b[j] = compat::math::sqrt(squared_distance<Dim>(b, points, j0 + j, dim));
+    }
+  }
+}
+
+// Bytes of output above which direct's host loop writes around the caches (simd::stream_copy);
+// a smaller one is faster written into a cache. 32 MiB: an AMD EPYC CCD's L3 (docs/tuning-notes.md).
+inline constexpr std::size_t kStreamOutputBytes = std::size_t(32) << 20;
+
 // A team's rows [first, first + count) of direct. Host (one thread per team) with D fixed: rows in
 // pairs, so each column point is loaded once for two rows: one row per pass read three
-// coordinates for each value it wrote, and the reads, not the writes, bounded it. Elsewhere a row
-// per thread, an entry per lane. The same squared_distance either way: the values are the same.
-// (A function, not the kernel's lambda: nvcc refuses an extended lambda that first captures a
-// variable inside `if constexpr`.)
+// coordinates for each value it wrote, and the reads, not the writes, bounded it; outputs over
+// kStreamOutputBytes go out by a 1 KiB chunk per row. Elsewhere a row per thread, an entry per
+// lane. The same squared_distance either way: the values are the same. (A function, not the
+// kernel's lambda: nvcc refuses an extended lambda that first captures a variable in `if constexpr`.)
 template <int Dim, class Space, bool Host, class Member, class Points, class Out>
 KOKKOS_INLINE_FUNCTION void direct_team_rows(const Member& team, const Points& points, const Out& out,
                                              const std::int64_t row0, const std::int64_t first,
@@ -154,22 +178,29 @@ KOKKOS_INLINE_FUNCTION void direct_team_rows(const Member& team, const Points& p
   std::int64_t r = 0;
   if constexpr (Host && Dim > 0) {
     static_assert(std::is_same<typename Out::array_layout, Kokkos::LayoutRight>::value, "rows are contiguous");
+#if MINIAPP_HOST_STREAM_STORES
+    const bool stream = out.span() * sizeof(Scalar) > kStreamOutputBytes;
+    constexpr std::int64_t kChunk = 1024 / sizeof(Scalar);
+    Scalar chunk_a[kChunk], chunk_b[kChunk];
+#endif
     for (; r + 2 <= count; r += 2) {
       const RowPoint<Dim, Points> a(points, row0 + first + r), b(points, row0 + first + r + 1);
       Scalar* const out_a = &out(first + r, 0);
       Scalar* const out_b = &out(first + r + 1, 0);
-      if (squared) {
-        for (std::int64_t j = 0; j < n; ++j) {
-          out_a[j] = squared_distance<Dim>(a, points, j, dim);
-          out_b[j] = squared_distance<Dim>(b, points, j, dim);
-        }
-      } else {
-        for (std::int64_t j = 0; j < n; ++j) {
-          out_a[j] = compat::math::sqrt(squared_distance<Dim>(a, points, j, dim));
-          out_b[j] = compat::math::sqrt(squared_distance<Dim>(b, points, j, dim));
-        }
+#if MINIAPP_HOST_STREAM_STORES
+      for (std::int64_t j0 = 0; stream && j0 < n; j0 += kChunk) {
+        const std::int64_t m = n - j0 < kChunk ? n - j0 : kChunk;
+        direct_pair_entries<Dim>(a, b, points, j0, m, dim, squared, chunk_a, chunk_b);
+        simd::stream_copy(out_a + j0, chunk_a, m);
+        simd::stream_copy(out_b + j0, chunk_b, m);
       }
+      if (stream) continue;
+#endif
+      direct_pair_entries<Dim>(a, b, points, 0, n, dim, squared, out_a, out_b);
     }
+#if MINIAPP_HOST_STREAM_STORES
+    if (stream) simd::stream_fence();
+#endif
   }
   Kokkos::parallel_for(Kokkos::TeamThreadRange(team, r, count), [&](const std::int64_t row) {
     const std::int64_t local = first + row;
