@@ -143,9 +143,9 @@ void with_dimension(int dim, F&& f) {
 
 // Entries [j0, j0 + m) of the rows of points a and b into to_a[0, m) and to_b[0, m).
 template <int Dim, class Own, class Points, class Scalar>
-inline void direct_pair_entries(const Own& a, const Own& b, const Points& points, const std::int64_t j0,
-                                const std::int64_t m, const int dim, const bool squared, Scalar* const to_a,
-                                Scalar* const to_b) {
+KOKKOS_INLINE_FUNCTION void direct_pair_entries(const Own& a, const Own& b, const Points& points, const std::int64_t j0,
+                                                const std::int64_t m, const int dim, const bool squared,
+                                                Scalar* const to_a, Scalar* const to_b) {
   if (squared) {
     for (std::int64_t j = 0; j < m; ++j) {
       to_a[j] = squared_distance<Dim>(a, points, j0 + j, dim);
