@@ -316,12 +316,13 @@ def gpu_markdown(result_rows, libraries, reasons, space, rounds, repetitions):
     return "\n".join(lines) + "\n"
 
 
-def markdown_table(result_rows, where, args, provenance, rounds, repetitions):
-    """The table, under a line naming the machine, the threads, both sides' versions and the rounds."""
-    core = openblas_core()
+def markdown_table(result_rows, where, blas, args, provenance, rounds, repetitions):
+    """The table, under a line naming the machine, the threads, both sides' versions and the rounds;
+    `blas` is (numpy_blas(), openblas_core()), found once for the table and the JSON."""
+    library, core = blas
     header = (f"Machine: {where}; {args.threads} threads on {provenance.get('cpus_allowed', '?')} CPUs "
               f"(OpenMP space `{args.space}`, NumPy's BLAS "
-              f"{numpy_blas()}{', OpenBLAS kernels ' + core if core else ''}); "
+              f"{library}{', OpenBLAS kernels ' + core if core else ''}); "
               f"NumPy {np.__version__}; Kokkos {provenance.get('kokkos_version', '?')}; medians of {rounds} "
               f"alternating rounds of {repetitions} repetitions; ratio = NumPy time / mini-app time.")
     lines = [header, "", "| workload | NumPy form | mini-app variant | NumPy ms | mini-app ms | ratio |",
@@ -400,7 +401,8 @@ def main(argv):
 
     result_rows = ratio_rows(table, mini, peer, args.space)
     where = machine()
-    text = markdown_table(result_rows, where, args, provenance, rounds, repetitions)
+    blas = (numpy_blas(), openblas_core())
+    text = markdown_table(result_rows, where, blas, args, provenance, rounds, repetitions)
     gpu_rows = []
     if args.gpu_peers:
         gpu_rows = gpu_ratio_rows(table, mini, gpu, [library.name for library in libraries], args.gpu_space)
@@ -420,7 +422,7 @@ def main(argv):
                         not_run=reasons, rows=gpu_rows) if args.gpu_peers else None
         with open(args.json, "w") as f:
             json.dump(dict(machine=where, threads=args.threads, space=args.space, numpy=np.__version__,
-                           numpy_blas=numpy_blas(), openblas_core=openblas_core(), miniapp_cpus_allowed=provenance.get("cpus_allowed"),
+                           numpy_blas=blas[0], openblas_core=blas[1], miniapp_cpus_allowed=provenance.get("cpus_allowed"),
                            start_cpus=len(START_CPUS), rounds=rounds, repetitions=repetitions, quick=args.quick,
                            rows=result_rows, gpu_peers=gpu_json), f, indent=1)
     return 0

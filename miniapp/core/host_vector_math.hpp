@@ -4,8 +4,8 @@
 // variants GCC itself calls under -ffast-math. Scalar powf runs one element per call; two
 // threads of it lose to NumPy's single-threaded SIMD power. libmvec handles every special input
 // (zero, negative, infinite, NaN) as pow does, within 4 ulp (glibc's manual). Float on AVX-512
-// takes the register-table power of host_powf_avx512.hpp instead (libmvec's gathers bounded it),
-// and on AVX2 with FMA that of host_powf_avx2.hpp, with libmvec for the lanes they leave, and
+// and on AVX2 with FMA takes the register-table power of host_powf_float.hpp instead (libmvec's
+// gathers bounded it), with libmvec for the lanes it leaves, and
 // prefetches x and y: the call-free loop reached its loads before the hardware prefetcher had
 // them (35.6 -> 25 ms per 5e7 elements on 2 cores).
 //
@@ -27,8 +27,7 @@
 #endif
 
 #if MINIAPP_HOST_VECTOR_POW
-#include "miniapp/core/host_powf_avx2.hpp"
-#include "miniapp/core/host_powf_avx512.hpp"
+#include "miniapp/core/host_powf_float.hpp"
 
 namespace miniapp::simd::mvec {
 #if defined(__AVX512F__)
@@ -87,39 +86,27 @@ inline Doubles pow(Doubles x, Doubles y) {
 }
 }  // namespace mvec
 
-// Float x ** y over the whole vectors of an array by the register-table power of the build's ISA,
-// the lanes it leaves by libmvec; returns how many elements were done.
+// Float x ** y over the whole vectors of an array by the register-table power at the build's
+// widest width, the lanes it leaves by libmvec; returns how many elements were done.
 #if defined(__AVX512F__)
 #define MINIAPP_REGISTER_TABLE_POW 1
-using RegisterTables = powf16::Tables;
-inline RegisterTables make_register_tables() { return powf16::make_tables(); }
-inline void pow_vector(const RegisterTables& tables, const float* x, const float* y, float* z) {
-  const __m512 a = _mm512_loadu_ps(x), b = _mm512_loadu_ps(y);
-  __mmask16 special;
-  __m512 c = powf16::power16(tables, a, b, special);
-  if (special) c = _mm512_mask_blend_ps(special, c, mvec::pow(a, b));  // __m512 is mvec::Floats here
-  _mm512_storeu_ps(z, c);
-}
-inline std::size_t pow_vectors(const RegisterTables& tables, const float* x, const float* y, float* z, std::size_t n) {
-  constexpr std::size_t kAhead = 512;  // elements ahead of the loads: 2 KiB of each array
-  std::size_t e = 0;
-  for (; e + 16 <= n; e += 16) {
-    _mm_prefetch(reinterpret_cast<const char*>(x + e + kAhead), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(y + e + kAhead), _MM_HINT_T0);
-    pow_vector(tables, x + e, y + e, z + e);
-  }
-  return e;
+using PowLanes = powff::Avx512;
+inline std::size_t pow_vectors(const powff::Tables<PowLanes>& tables, const float* x, const float* y, float* z,
+                               std::size_t n) {
+  powff::power_array(tables, x, y, z, n, [](__m512 a, __m512 b, __m512 c, __mmask16 special) {
+    return _mm512_mask_blend_ps(special, c, mvec::pow(a, b));  // __m512 is mvec::Floats here
+  });
+  return n - n % PowLanes::kLanes;
 }
 #elif defined(__AVX2__) && defined(__FMA__)
 #define MINIAPP_REGISTER_TABLE_POW 1
-using RegisterTables = powf8::Tables;
-inline RegisterTables make_register_tables() { return powf8::make_tables(); }
-// Whole vectors of [0, n) by the pipelined power; returns how many were done.
-inline std::size_t pow_vectors(const RegisterTables& tables, const float* x, const float* y, float* z, std::size_t n) {
-  powf8::power_array(tables, x, y, z, n, [](__m256 a, __m256 b, __m256 c, __m256i special) {
+using PowLanes = powff::Avx2;
+inline std::size_t pow_vectors(const powff::Tables<PowLanes>& tables, const float* x, const float* y, float* z,
+                               std::size_t n) {
+  powff::power_array(tables, x, y, z, n, [](__m256 a, __m256 b, __m256 c, __m256i special) {
     return _mm256_blendv_ps(c, mvec::pow(a, b), _mm256_castsi256_ps(special));
   });
-  return n - n % 8;
+  return n - n % PowLanes::kLanes;
 }
 #else
 #define MINIAPP_REGISTER_TABLE_POW 0
@@ -133,7 +120,7 @@ void pow(const Scalar* x, const Scalar* y, Scalar* z, std::size_t n) {
   std::size_t e = 0;
 #if MINIAPP_REGISTER_TABLE_POW
   if constexpr (sizeof(Scalar) == 4) {
-    static const RegisterTables tables = make_register_tables();
+    static const powff::Tables<PowLanes> tables = powff::make_tables<PowLanes>();
     e = pow_vectors(tables, x, y, z, n);
   }
 #endif

@@ -1,8 +1,8 @@
-// The AVX2 float power's tables (miniapp/core/host_powf_avx2.hpp): the constants are what the
-// search described there gives, and they hold what the power's error budget assumes.
+// The float power's tables (miniapp/core/host_powf_float.hpp): the constants are what the search
+// described there gives, and they hold what the power's error budget assumes.
 #include "miniapp/core/host_simd.hpp"
 #if MINIAPP_HOST_SIMD
-#include "miniapp/core/host_powf_avx2.hpp"
+#include "miniapp/core/host_powf_float.hpp"
 #endif
 
 #include <gtest/gtest.h>
@@ -28,18 +28,21 @@ std::int32_t bits_of_float(float f) {
   return bits;
 }
 
-// The tables as make_tables() loads them into registers.
+// The tables as make_tables() loads them into AVX2 registers (the AVX-512 ones hold the same
+// values: the test of host_powf_float.hpp's two widths compares their results bit for bit).
 struct Values {
   float inverse[16], high[16], low[16], exp_high[8], exp_low_ratio[8], exp_ln2[8];
 };
+void store16(float* to, const powff::Avx2::Table16& table) {
+  _mm256_storeu_ps(to, table.low);
+  _mm256_storeu_ps(to + 8, table.high);
+}
 Values loaded() {
-  const powf8::Tables t = powf8::make_tables();
+  const powff::Tables<powff::Avx2> t = powff::make_tables<powff::Avx2>();
   Values v;
-  for (int q = 0; q < 2; ++q) {
-    _mm256_storeu_ps(v.inverse + 8 * q, t.inverse[q]);
-    _mm256_storeu_ps(v.high + 8 * q, t.log_high[q]);
-    _mm256_storeu_ps(v.low + 8 * q, t.log_low[q]);
-  }
+  store16(v.inverse, t.inverse);
+  store16(v.high, t.log_high);
+  store16(v.low, t.log_low);
   _mm256_storeu_ps(v.exp_high, t.exp_high);
   _mm256_storeu_ps(v.exp_low_ratio, t.exp_low_ratio);
   _mm256_storeu_ps(v.exp_ln2, t.exp_ln2);
@@ -50,8 +53,8 @@ Values loaded() {
 // within 4096 ulps of 2 / (low + high) whose -log2 lies nearest a multiple of 2^-16 (scored in
 // double: its error, 2^-53, is far below the scores, about 2^-30).
 float searched_inverse(int i) {
-  using powf_tables::kIndexShift;
-  using powf_tables::kSplit;
+  using powff::kIndexShift;
+  using powff::kSplit;
   const std::int32_t low_bits = kSplit + (i << kIndexShift), high_bits = low_bits + (1 << kIndexShift);
   const float low = float_of_bits(low_bits), high = float_of_bits(high_bits);
   if (low <= 1.0f && 1.0f < high) return 1.0f;
@@ -84,7 +87,7 @@ float searched_exp_high(int j) {
 
 // The constants are the search's results, and every other entry is computed from them as the
 // header says (in long double, each rounded once to float).
-TEST(MatrixHostPower, Avx2PowerTablesAreWhatTheirSearchGives) {
+TEST(MatrixHostPower, RegisterTablePowerTablesAreWhatTheirSearchGives) {
 #if MINIAPP_HOST_SIMD && defined(__AVX2__) && defined(__FMA__)
   const Values v = loaded();
   for (int i = 0; i < 16; ++i) {
@@ -105,11 +108,11 @@ TEST(MatrixHostPower, Avx2PowerTablesAreWhatTheirSearchGives) {
 #endif
 }
 
-// What the AVX2 power's error budget stands on (host_powf_avx2.hpp): each -log2(1/c) is a multiple
+// What the float power's error budget stands on (host_powf_float.hpp): each -log2(1/c) is a multiple
 // of 2^-16 (so k + high is exact in float) plus a low part below 2^-28, the pair equal to
 // -log2(1/c) to double precision; each T_j near 2^(j/8) with T_j ln2 within 2^-31.4 T_j of its
 // float and T_j (1 + t_j) equal to 2^(j/8) but for t_j's rounding (2^-40: the budget is 2^-30).
-TEST(MatrixHostPower, Avx2PowerTablesHoldWhatItsErrorBoundAssumes) {
+TEST(MatrixHostPower, RegisterTablePowerTablesHoldWhatItsErrorBoundAssumes) {
 #if MINIAPP_HOST_SIMD && defined(__AVX2__) && defined(__FMA__)
   const Values v = loaded();
   for (int i = 0; i < 16; ++i) {

@@ -1,7 +1,7 @@
 #include "miniapp/core/deck.hpp"
 #include "miniapp/core/host_vector_math.hpp"
 #if MINIAPP_HOST_SIMD
-#include "miniapp/core/host_powf_avx2.hpp"
+#include "miniapp/core/host_powf_float.hpp"
 #endif
 #include "miniapp/workloads/matrix/matrix.hpp"
 
@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
@@ -196,24 +198,23 @@ TEST(MatrixHostPower, FloatPowerWithinOneUlpOfDoublePrecisionPow) {
 #endif
 }
 
-// The AVX2 register-table power on its own (AVX-512 builds take the AVX-512 one in simd::pow),
-// over an array whose length leaves an odd vector and a tail: every lane it computes within 0.51
-// ulp, it computes every lane in its range (a path that marked every lane special would pass the
-// first check alone), and it leaves the tail to the caller.
-TEST(MatrixHostPower, Avx2RegisterTablePowerComputesItsRangeWithinHalfAnUlp) {
 #if MINIAPP_HOST_SIMD && defined(__AVX2__) && defined(__FMA__)
-  static const simd::powf8::Tables tables = simd::powf8::make_tables();
-  constexpr float kMarked = -1.0f;  // no power of a positive x is negative
-  const auto mark = [](__m256, __m256, __m256 c, __m256i special) {
-    return _mm256_blendv_ps(c, _mm256_set1_ps(kMarked), _mm256_castsi256_ps(special));
-  };
+namespace {
+// The register-table power of one width on its own, over an array whose length leaves an odd
+// vector and a tail: every lane it computes within 0.51 ulp, it computes every lane in its range
+// (a path that marked every lane special would pass the first check alone), and it leaves the
+// tail to the caller. `mark` sets the special lanes to kMarked.
+constexpr float kMarked = -1.0f;  // no power of a positive x is negative
+template <class L, class Mark>
+void expect_register_table_power_within_half_an_ulp(Mark mark) {
+  static const simd::powff::Tables<L> tables = simd::powff::make_tables<L>();
   std::mt19937_64 random(2027);
-  const std::size_t n = (1 << 16) - 13, vectors = n - n % 8;
+  const std::size_t n = (1 << 16) - 13, vectors = n - n % L::kLanes;
   std::vector<float> x(n), y(n), z(n);
   for (const PowRange& range : kPowRanges) {
     fill_pow_operands(range, random, x, y);
     std::fill(z.begin(), z.end(), 0.0f);
-    simd::powf8::power_array(tables, x.data(), y.data(), z.data(), n, mark);
+    simd::powff::power_array(tables, x.data(), y.data(), z.data(), n, mark);
     for (std::size_t i = 0; i < n; ++i) {
       if (i >= vectors) {
         ASSERT_EQ(z[i], 0.0f) << range.name << ": element " << i << " of the tail was written";
@@ -228,8 +229,58 @@ TEST(MatrixHostPower, Avx2RegisterTablePowerComputesItsRangeWithinHalfAnUlp) {
       ASSERT_LE(error, 0.51) << range.name << ": " << where;
     }
   }
+}
+const auto mark8 = [](__m256, __m256, __m256 c, __m256i special) {
+  return _mm256_blendv_ps(c, _mm256_set1_ps(kMarked), _mm256_castsi256_ps(special));
+};
+#if defined(__AVX512F__)
+const auto mark16 = [](__m512, __m512, __m512 c, __mmask16 special) {
+  return _mm512_mask_blend_ps(special, c, _mm512_set1_ps(kMarked));
+};
+#endif
+}  // namespace
+#endif
+
+TEST(MatrixHostPower, Avx2RegisterTablePowerComputesItsRangeWithinHalfAnUlp) {
+#if MINIAPP_HOST_SIMD && defined(__AVX2__) && defined(__FMA__)
+  expect_register_table_power_within_half_an_ulp<simd::powff::Avx2>(mark8);
 #else
   GTEST_SKIP() << "this build targets no AVX2 with FMA (or is a CUDA/HIP build)";
+#endif
+}
+
+TEST(MatrixHostPower, Avx512RegisterTablePowerComputesItsRangeWithinHalfAnUlp) {
+#if MINIAPP_HOST_SIMD && defined(__AVX512F__)
+  expect_register_table_power_within_half_an_ulp<simd::powff::Avx512>(mark16);
+#else
+  GTEST_SKIP() << "this build targets no AVX-512 (or is a CUDA/HIP build)";
+#endif
+}
+
+// The two widths run the same steps on the same tables: every lane, special or not, equal bit for
+// bit (NaN lanes as NaN), on every range above and on special operands.
+TEST(MatrixHostPower, Avx512AndAvx2RegisterTablePowersAgreeBitForBit) {
+#if MINIAPP_HOST_SIMD && defined(__AVX512F__)
+  static const auto t8 = simd::powff::make_tables<simd::powff::Avx2>();
+  static const auto t16 = simd::powff::make_tables<simd::powff::Avx512>();
+  std::mt19937_64 random(2028);
+  const std::size_t n = 1 << 14;
+  std::vector<float> x(n), y(n), z8(n), z16(n);
+  const float specials[] = {0.0f, -0.0f, -2.0f, 1.0f, std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::denorm_min(), 1e30f};
+  for (const PowRange& range : kPowRanges) {
+    fill_pow_operands(range, random, x, y);
+    for (std::size_t i = 0; i < std::size(specials); ++i) x[7 * i] = specials[i], y[11 * i + 1] = specials[i];
+    simd::powff::power_array(t8, x.data(), y.data(), z8.data(), n, mark8);
+    simd::powff::power_array(t16, x.data(), y.data(), z16.data(), n, mark16);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (std::isnan(z8[i]) && std::isnan(z16[i])) continue;
+      ASSERT_EQ(std::memcmp(&z8[i], &z16[i], sizeof(float)), 0)
+          << range.name << ": pow(" << x[i] << ", " << y[i] << ") is " << z8[i] << " on 8 lanes, " << z16[i] << " on 16";
+    }
+  }
+#else
+  GTEST_SKIP() << "this build targets no AVX-512 (or is a CUDA/HIP build)";
 #endif
 }
 
