@@ -5,6 +5,7 @@
 #
 #   scripts/build-offline.sh BUNDLE [--backend cuda|host] [--arch sm_XX] [--build-dir DIR]
 #                            [--jobs N] [--targets T1,T2,...] [--kokkos VERSION]
+#                            [--build-type Release|Check]
 #
 #   BUNDLE       the bundle directory, or its .tar.xz (unpacked into the build directory)
 #   --backend    cuda: Serial + OpenMP + CUDA (nvcc_wrapper, cuBLAS); host: Serial + OpenMP.
@@ -22,6 +23,8 @@
 #                (build-offline-<backend>-kokkos-VERSION with --kokkos)
 #   --jobs       default: every core this process may use (nproc)
 #   --targets    build only these targets (default: all)
+#   --build-type the project's: Release (default, -O3) or Check (-O1, 0.56x the compile time:
+#                for rehearsals of what the bundle provides, such as tests/offline, not for runs)
 #
 # The project built is the one this script belongs to. Dependencies come from the bundle alone:
 # CMake finds yaml-cpp, GoogleTest, Google Benchmark through CMAKE_PREFIX_PATH=BUNDLE/prefix/usr,
@@ -47,14 +50,14 @@ die_log() {  # log file, message
 }
 usage_error() { echo "build-offline: $*" >&2; exit 2; }
 
-BUNDLE=""; BACKEND=""; ARCH=""; BUILD=""; JOBS=$(nproc); TARGETS=""; KOKKOS_RELEASE=""
+BUNDLE=""; BACKEND=""; ARCH=""; BUILD=""; JOBS=$(nproc); TARGETS=""; KOKKOS_RELEASE=""; BUILD_TYPE=Release
 while [ $# -gt 0 ]; do
   case "$1" in
-    --backend|--arch|--build-dir|--jobs|--targets|--kokkos)
+    --backend|--arch|--build-dir|--jobs|--targets|--kokkos|--build-type)
       [ $# -ge 2 ] || usage_error "$1 needs a value"
       case "$1" in
         --backend) BACKEND=$2 ;; --arch) ARCH=$2 ;; --build-dir) BUILD=$2 ;;
-        --jobs) JOBS=$2 ;; --targets) TARGETS=$2 ;; --kokkos) KOKKOS_RELEASE=$2 ;;
+        --jobs) JOBS=$2 ;; --targets) TARGETS=$2 ;; --kokkos) KOKKOS_RELEASE=$2 ;; --build-type) BUILD_TYPE=$2 ;;
       esac
       shift ;;
     -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
@@ -66,6 +69,7 @@ done
 [ -n "$BUNDLE" ] || usage_error "no bundle given (usage: build-offline.sh BUNDLE [options]; try --help)"
 [ -e "$BUNDLE" ] || usage_error "no bundle '$BUNDLE'"
 [[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs needs a positive number, not '$JOBS'"
+case "$BUILD_TYPE" in Release|Check) ;; *) usage_error "--build-type is Release or Check, not '$BUILD_TYPE'" ;; esac
 
 for tool in cmake python3; do command -v "$tool" >/dev/null || die "$tool is not installed"; done
 if command -v ninja >/dev/null; then KOKKOS_GENERATOR=Ninja
@@ -202,7 +206,7 @@ project_cxx=$HOST_CXX
 # dependencies (OpenBLAS -> libgfortran), so nothing needs LD_LIBRARY_PATH.
 link_flags="-Wl,--disable-new-dtags -Wl,-rpath,$LIBDIR -Wl,-rpath,$OPENBLAS_DIR"
 generator_args=(-G "$KOKKOS_GENERATOR")
-configure_args=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$project_cxx"
+configure_args=(-DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DCMAKE_CXX_FLAGS_CHECK=-O1 -DCMAKE_CXX_COMPILER="$project_cxx"
   -DKokkos_ROOT="$KOKKOS_PREFIX" -DKokkosKernels_ROOT="$KOKKOS_PREFIX" -DCMAKE_PREFIX_PATH="$PREFIX"
   -DMINIAPP_HOST_BLAS_LIBRARY="$OPENBLAS_DIR/libopenblas.so" -DMINIAPP_NATIVE_ARCH=ON -DMINIAPP_WITH_MPI=OFF
   -DCMAKE_EXE_LINKER_FLAGS="$link_flags")

@@ -88,7 +88,7 @@ inline Doubles pow(Doubles x, Doubles y) {
 
 // Float x ** y over the whole vectors of an array by the register-table power at the build's
 // widest width, the lanes it leaves by libmvec; returns how many elements were done.
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) && defined(__FMA__)
 #define MINIAPP_REGISTER_TABLE_POW 1
 using PowLanes = powff::Avx512;
 inline std::size_t pow_vectors(const powff::Tables<PowLanes>& tables, const float* x, const float* y, float* z,
