@@ -135,6 +135,7 @@ struct Avx2 {
   static Mask greater(I a, I b) { return _mm256_cmpgt_epi32(a, b); }  // signed
   static Mask either(Mask a, Mask b) { return _mm256_or_si256(a, b); }
   static bool any(Mask m) { return !_mm256_testz_si256(m, m); }
+  static F select(Mask m, F if_set, F otherwise) { return _mm256_blendv_ps(otherwise, if_set, _mm256_castsi256_ps(m)); }
   static Table16 table16(const float* v) { return {_mm256_loadu_ps(v), _mm256_loadu_ps(v + 8)}; }
   static Table8 table8(const float* v) { return _mm256_loadu_ps(v); }
   static F lookup16(const Table16& t, I offset) {
@@ -173,6 +174,7 @@ struct Avx512 {
   static Mask greater(I a, I b) { return _mm512_cmpgt_epi32_mask(a, b); }  // signed
   static Mask either(Mask a, Mask b) { return a | b; }
   static bool any(Mask m) { return m != 0; }
+  static F select(Mask m, F if_set, F otherwise) { return _mm512_mask_blend_ps(m, otherwise, if_set); }
   static Table16 table16(const float* v) { return _mm512_loadu_ps(v); }
   static Table8 table8(const float* v) {
     const __m256 eight = _mm256_loadu_ps(v);
@@ -303,9 +305,10 @@ typename L::F exp_part(const Tables<L>& t, const LogPart<L>& l, typename L::Mask
 // one, two vectors a loop iteration, so that the out-of-order window holds independent work
 // instead of one long chain of dependent steps (docs/tuning-notes.md). The special lanes go to
 // slow(x, y, c, special), which returns c with those lanes replaced; it is called only for vectors
-// with a special lane. x and y are prefetched 512 elements ahead, once per cache line.
+// with a special lane. x and y are prefetched 512 elements ahead, once per cache line. Returns
+// how many elements were done.
 template <class L, class Slow>
-void power_array(const Tables<L>& t, const float* x, const float* y, float* z, std::size_t n, Slow slow) {
+std::size_t power_array(const Tables<L>& t, const float* x, const float* y, float* z, std::size_t n, Slow slow) {
   constexpr std::size_t lanes = L::kLanes;
   const auto log_of = [&](std::size_t e) { return log_part<L>(t, L::load(x + e), L::load(y + e)); };
   const auto finish = [&](const LogPart<L>& l, std::size_t e) {
@@ -314,7 +317,7 @@ void power_array(const Tables<L>& t, const float* x, const float* y, float* z, s
     if (L::any(special)) c = slow(L::load(x + e), L::load(y + e), c, special);
     L::store(z + e, c);
   };
-  if (n < lanes) return;
+  if (n < lanes) return 0;
   LogPart<L> next = log_of(0);
   std::size_t e = 0;
   for (; e + 3 * lanes <= n; e += 2 * lanes) {
@@ -334,6 +337,7 @@ void power_array(const Tables<L>& t, const float* x, const float* y, float* z, s
     e += lanes;
   }
   finish(next, e);
+  return e + lanes;
 }
 
 }  // namespace miniapp::simd::powff

@@ -86,28 +86,13 @@ inline Doubles pow(Doubles x, Doubles y) {
 }
 }  // namespace mvec
 
-// Float x ** y over the whole vectors of an array by the register-table power at the build's
-// widest width, the lanes it leaves by libmvec; returns how many elements were done.
+// The register-table power at the build's widest width.
 #if defined(__AVX512F__) && defined(__FMA__)
 #define MINIAPP_REGISTER_TABLE_POW 1
 using PowLanes = powff::Avx512;
-inline std::size_t pow_vectors(const powff::Tables<PowLanes>& tables, const float* x, const float* y, float* z,
-                               std::size_t n) {
-  powff::power_array(tables, x, y, z, n, [](__m512 a, __m512 b, __m512 c, __mmask16 special) {
-    return _mm512_mask_blend_ps(special, c, mvec::pow(a, b));  // __m512 is mvec::Floats here
-  });
-  return n - n % PowLanes::kLanes;
-}
 #elif defined(__AVX2__) && defined(__FMA__)
 #define MINIAPP_REGISTER_TABLE_POW 1
 using PowLanes = powff::Avx2;
-inline std::size_t pow_vectors(const powff::Tables<PowLanes>& tables, const float* x, const float* y, float* z,
-                               std::size_t n) {
-  powff::power_array(tables, x, y, z, n, [](__m256 a, __m256 b, __m256 c, __m256i special) {
-    return _mm256_blendv_ps(c, mvec::pow(a, b), _mm256_castsi256_ps(special));
-  });
-  return n - n % PowLanes::kLanes;
-}
 #else
 #define MINIAPP_REGISTER_TABLE_POW 0
 #endif
@@ -120,8 +105,12 @@ void pow(const Scalar* x, const Scalar* y, Scalar* z, std::size_t n) {
   std::size_t e = 0;
 #if MINIAPP_REGISTER_TABLE_POW
   if constexpr (sizeof(Scalar) == 4) {
+    // Float x ** y over the whole vectors of the array, the lanes it leaves by libmvec (the
+    // width's register type is mvec::Floats).
     static const powff::Tables<PowLanes> tables = powff::make_tables<PowLanes>();
-    e = pow_vectors(tables, x, y, z, n);
+    e = powff::power_array(tables, x, y, z, n, [](auto a, auto b, auto c, auto special) {
+      return PowLanes::select(special, mvec::pow(a, b), c);
+    });
   }
 #endif
   for (; e + lanes <= n; e += lanes) {
