@@ -214,7 +214,7 @@ struct LogPart {
 };
 
 template <class L>
-Reduced<L> reduce(const Tables<L>& t, const typename L::F x, const typename L::F y) {
+[[gnu::always_inline]] inline Reduced<L> reduce(const Tables<L>& t, const typename L::F x, const typename L::F y) {
   using I = typename L::I;
   using F = typename L::F;
   const I ix = L::as_int(x);
@@ -237,7 +237,7 @@ Reduced<L> reduce(const Tables<L>& t, const typename L::F x, const typename L::F
 }
 
 template <class L>
-LogPart<L> poly(const Reduced<L>& u) {
+[[gnu::always_inline]] inline LogPart<L> poly(const Reduced<L>& u) {
   namespace c = coefficients;
   using F = typename L::F;
   const F rh = u.rh, e = u.e, b = u.b;
@@ -263,12 +263,12 @@ LogPart<L> poly(const Reduced<L>& u) {
 }
 
 template <class L>
-LogPart<L> log_part(const Tables<L>& t, const typename L::F x, const typename L::F y) {
+[[gnu::always_inline]] inline LogPart<L> log_part(const Tables<L>& t, const typename L::F x, const typename L::F y) {
   return poly<L>(reduce<L>(t, x, y));
 }
 
 template <class L>
-typename L::F exp_part(const Tables<L>& t, const LogPart<L>& l, typename L::Mask& special) {
+[[gnu::always_inline]] inline typename L::F exp_part(const Tables<L>& t, const LogPart<L>& l, typename L::Mask& special) {
   namespace c = coefficients;
   using F = typename L::F;
   using I = typename L::I;
@@ -300,22 +300,29 @@ typename L::F exp_part(const Tables<L>& t, const LogPart<L>& l, typename L::Mask
   return L::as_float(L::addi(L::as_int(result), scale));
 }
 
-// z[e] = pow(x[e], y[e]) for e in [0, n - n % kLanes) (the caller does the tail),
+// z[e] = pow(x[e], y[e]) for e in [0, n - n % kLanes) (the caller does the tail), a block of
+// kBlockVectors vectors at a time. Within a block the loop calls nothing and is
 // software-pipelined: the logarithm of the next vector is issued before the exponential of this
 // one, two vectors a loop iteration, so that the out-of-order window holds independent work
-// instead of one long chain of dependent steps (docs/tuning-notes.md). The special lanes go to
-// slow(x, y, c, special), which returns c with those lanes replaced; it is called only for vectors
-// with a special lane. x and y are prefetched 512 elements ahead, once per cache line. Returns
-// how many elements were done.
-template <class L, class Slow>
-std::size_t power_array(const Tables<L>& t, const float* x, const float* y, float* z, std::size_t n, Slow slow) {
+// instead of one long chain of dependent steps (docs/tuning-notes.md). Vectors with a special lane
+// are noted and, after the block, computed again and passed to slow(x, y, c, special), which
+// returns c with those lanes replaced. The steps are forced inline and the tables copied into
+// locals: with a call in the loop (slow, or GCC's out-of-line log_part) the tables and constants
+// were reloaded from memory every vector, and the loop took 1.5x the time (docs/tuning-notes.md).
+// x and y are prefetched 512 elements ahead, once per cache line. Returns how many elements were
+// done.
+inline constexpr std::size_t kBlockVectors = 128;
+
+template <class L>
+std::size_t power_block(const Tables<L>& tables, const float* x, const float* y, float* z, std::size_t n,
+                        std::uint32_t* special_at, std::size_t& specials) {
   constexpr std::size_t lanes = L::kLanes;
+  const Tables<L> t = tables;  // a copy no store to z can alias: it stays in registers
   const auto log_of = [&](std::size_t e) { return log_part<L>(t, L::load(x + e), L::load(y + e)); };
   const auto finish = [&](const LogPart<L>& l, std::size_t e) {
     typename L::Mask special;
-    typename L::F c = exp_part<L>(t, l, special);
-    if (L::any(special)) c = slow(L::load(x + e), L::load(y + e), c, special);
-    L::store(z + e, c);
+    L::store(z + e, exp_part<L>(t, l, special));
+    if (L::any(special)) special_at[specials++] = static_cast<std::uint32_t>(e);
   };
   if (n < lanes) return 0;
   LogPart<L> next = log_of(0);
@@ -338,6 +345,28 @@ std::size_t power_array(const Tables<L>& t, const float* x, const float* y, floa
   }
   finish(next, e);
   return e + lanes;
+}
+
+template <class L, class Slow>
+std::size_t power_array(const Tables<L>& t, const float* x, const float* y, float* z, std::size_t n, Slow slow) {
+  constexpr std::size_t block = kBlockVectors * L::kLanes;
+  std::uint32_t special_at[kBlockVectors];
+  std::size_t done = 0;
+  while (n - done >= L::kLanes) {
+    const std::size_t m = n - done < block ? n - done : block;
+    std::size_t specials = 0;
+    const std::size_t did = power_block<L>(t, x + done, y + done, z + done, m, special_at, specials);
+    for (std::size_t s = 0; s < specials; ++s) {
+      const std::size_t e = done + special_at[s];
+      const typename L::F xs = L::load(x + e), ys = L::load(y + e);
+      typename L::Mask special;
+      const typename L::F c = exp_part<L>(t, log_part<L>(t, xs, ys), special);
+      L::store(z + e, slow(xs, ys, c, special));
+    }
+    done += did;
+    if (did < m) break;
+  }
+  return done;
 }
 
 }  // namespace miniapp::simd::powff
