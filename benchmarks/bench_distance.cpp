@@ -2,8 +2,9 @@
 // measured in the same run (issue 28: direct at >= 70% of the fastest fill's bandwidth). Three
 // fills, since which one is fastest depends on the space and the machine: one element per index of
 // a 2-D MDRangePolicy (`fill`), one flat RangePolicy over the span (`fill-flat`), and
-// Kokkos::deep_copy of a value (`fill-deep-copy`, the library's own fill). `distance-direct-squared`:
-// direct without the square roots.
+// Kokkos::deep_copy of a value (`fill-deep-copy`, the library's own fill). `fill-stream` (host
+// spaces): the same bytes by direct's non-temporal stores. `distance-direct-squared`: direct
+// without the square roots.
 
 #include "miniapp/workloads/distance/direct_flat.hpp"
 #include "miniapp/workloads/distance/distance.hpp"
@@ -12,6 +13,8 @@
 #include "timing.hpp"
 
 #include <benchmark/benchmark.h>
+
+#include <algorithm>
 
 namespace miniapp::bench {
 
@@ -59,6 +62,30 @@ void fill_deep_copy(benchmark::State& state) {
   time_iterations(state, space, [&] { Kokkos::deep_copy(space, v, Scalar(1)); });
   rate_counters(state, {0, 0, static_cast<double>(n * n * sizeof(Scalar))});
 }
+
+#if MINIAPP_HOST_STREAM_STORES
+// The bytes of an N x N View written the way direct writes an output over
+// kStreamOutputBytes (a chunk per row in L1, streamed out by simd::stream_copy), with nothing
+// computed: the rate direct's stores can reach on host spaces, beside the plain fills' rate.
+template <class Space>
+void fill_stream(benchmark::State& state) {
+  const auto n = static_cast<std::int64_t>(state.range(0));
+  Kokkos::View<float**, Kokkos::LayoutRight, typename Space::memory_space> v("fill", n, n);
+  const Space space;
+  time_iterations(state, space, [&] {
+    Kokkos::parallel_for(
+        "bench::fill-stream", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, n),
+        [=](const std::int64_t i) {
+          constexpr std::int64_t kChunk = distance::kernels::kStreamChunkBytes / sizeof(float);
+          float chunk[kChunk];
+          for (std::int64_t j = 0; j < kChunk; ++j) chunk[j] = 1.0f;
+          for (std::int64_t j0 = 0; j0 < n; j0 += kChunk) simd::stream_copy(&v(i, j0), chunk, std::min(kChunk, n - j0));
+          simd::stream_fence();
+        });
+  });
+  rate_counters(state, {0, 0, static_cast<double>(n * n * sizeof(float))});
+}
+#endif
 
 template <class Scalar, class Space>
 void distance_matrix(benchmark::State& state, const std::string& variant, const bool squared = false) {
@@ -113,6 +140,11 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
         ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("fill-deep-copy/float32/" + s).c_str(), fill_deep_copy<float, Space>)
         ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
+#if MINIAPP_HOST_STREAM_STORES
+    if constexpr (is_host_space<Space>())
+      benchmark::RegisterBenchmark(("fill-stream/float32/" + s).c_str(), fill_stream<Space>)
+          ->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
+#endif
     if constexpr (!is_host_space<Space>()) {
       // several values per thread, and a View four times the 4096 one (256 MiB)
       benchmark::RegisterBenchmark(("fill-flat-k4/float32/" + s).c_str(), fill_flat<float, Space, 4>)

@@ -9,7 +9,6 @@
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/random.hpp"
 #include "miniapp/core/spaces.hpp"
-
 #include "miniapp/core/kokkos_kernels_compat.hpp"
 
 #include <cstddef>
@@ -159,14 +158,15 @@ KOKKOS_INLINE_FUNCTION void direct_pair_entries(const Own& a, const Own& b, cons
   }
 }
 
-// Bytes of output above which direct's host loop writes around the caches (simd::stream_copy);
-// a smaller one is faster written into a cache. 32 MiB: an AMD EPYC CCD's L3 (docs/tuning-notes.md).
-inline constexpr std::size_t kStreamOutputBytes = std::size_t(32) << 20;
+// Bytes of output above which direct's host loop writes around the caches (simd::stream_copy),
+// by chunks of kStreamChunkBytes per row computed into L1; a smaller one is faster written into a
+// cache. 32 MiB: an AMD EPYC CCD's L3; 256-byte chunks beat 1 KiB ones (docs/tuning-notes.md).
+inline constexpr std::size_t kStreamOutputBytes = std::size_t(32) << 20, kStreamChunkBytes = 256;
 
 // A team's rows [first, first + count) of direct. Host (one thread per team) with D fixed: rows in
 // pairs, so each column point is loaded once for two rows: one row per pass read three
 // coordinates for each value it wrote, and the reads, not the writes, bounded it; outputs over
-// kStreamOutputBytes go out by a 1 KiB chunk per row. Elsewhere a row per thread, an entry per
+// kStreamOutputBytes go out by a kStreamChunkBytes chunk per row. Elsewhere a row per thread, an entry per
 // lane. The same squared_distance either way: the values are the same. (A function, not the
 // kernel's lambda: nvcc refuses an extended lambda that first captures a variable in `if constexpr`.)
 template <int Dim, class Space, bool Host, class Member, class Points, class Out>
@@ -180,7 +180,7 @@ KOKKOS_INLINE_FUNCTION void direct_team_rows(const Member& team, const Points& p
     static_assert(std::is_same<typename Out::array_layout, Kokkos::LayoutRight>::value, "rows are contiguous");
 #if MINIAPP_HOST_STREAM_STORES
     const bool stream = out.span() * sizeof(Scalar) > kStreamOutputBytes;
-    constexpr std::int64_t kChunk = 1024 / sizeof(Scalar);
+    constexpr std::int64_t kChunk = kStreamChunkBytes / sizeof(Scalar);
     Scalar chunk_a[kChunk], chunk_b[kChunk];
 #endif
     for (; r + 2 <= count; r += 2) {
