@@ -305,8 +305,8 @@ template <class L>
 // software-pipelined: the logarithm of the next vector is issued before the exponential of this
 // one, two vectors a loop iteration, so that the out-of-order window holds independent work
 // instead of one long chain of dependent steps (docs/tuning-notes.md). Vectors with a special lane
-// are noted and, after the block, computed again and passed to slow(x, y, c, special), which
-// returns c with those lanes replaced. The steps are forced inline and the tables copied into
+// are noted, not stored, and after the block computed again and passed to slow(x, y, c, special),
+// which returns c with those lanes replaced; so z may be x or y. The steps are forced inline and the tables copied into
 // locals: with a call in the loop (slow, or GCC's out-of-line log_part) the tables and constants
 // were reloaded from memory every vector, and the loop took 1.5x the time (docs/tuning-notes.md).
 // x and y are prefetched 512 elements ahead, once per cache line. Returns how many elements were
@@ -321,8 +321,11 @@ std::size_t power_block(const Tables<L>& tables, const float* x, const float* y,
   const auto log_of = [&](std::size_t e) { return log_part<L>(t, L::load(x + e), L::load(y + e)); };
   const auto finish = [&](const LogPart<L>& l, std::size_t e) {
     typename L::Mask special;
-    L::store(z + e, exp_part<L>(t, l, special));
-    if (L::any(special)) special_at[specials++] = static_cast<std::uint32_t>(e);
+    const typename L::F c = exp_part<L>(t, l, special);
+    if (L::any(special))  // left whole to power_array, which reads x and y again (z may be one of them)
+      special_at[specials++] = static_cast<std::uint32_t>(e);
+    else
+      L::store(z + e, c);
   };
   if (n < lanes) return 0;
   LogPart<L> next = log_of(0);

@@ -198,6 +198,37 @@ TEST(MatrixHostPower, FloatPowerWithinOneUlpOfDoublePrecisionPow) {
 #endif
 }
 
+// In place (z the same array as x, or as y) the same bits as into a third array, with special
+// operands in many of the power's blocks: their lanes are computed after the block, from x and y
+// as they were.
+TEST(MatrixHostPower, FloatPowerInPlaceEqualsIntoAnotherArray) {
+#if MINIAPP_HOST_VECTOR_POW
+  std::mt19937_64 random(2029);
+  const std::size_t n = (1 << 15) + 5;
+  std::vector<float> x(n), y(n), z(n);
+  const float specials[] = {0.0f, -2.0f, std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::denorm_min()};
+  for (const PowRange& range : kPowRanges) {
+    fill_pow_operands(range, random, x, y);
+    for (std::size_t i = 0; 97 * i < n; ++i) x[97 * i] = specials[i % std::size(specials)];
+    simd::pow(x.data(), y.data(), z.data(), n);
+    for (const bool into_x : {true, false}) {
+      std::vector<float> a = x, b = y;
+      float* const out = into_x ? a.data() : b.data();
+      simd::pow(a.data(), b.data(), out, n);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (std::isnan(out[i]) && std::isnan(z[i])) continue;
+        ASSERT_EQ(std::memcmp(&out[i], &z[i], sizeof(float)), 0)
+            << range.name << (into_x ? ", into x" : ", into y") << ": pow(" << x[i] << ", " << y[i] << ") is "
+            << out[i] << " in place, " << z[i] << " into another array";
+      }
+    }
+  }
+#else
+  GTEST_SKIP() << "this build's host x ** y is std::pow per element (no libmvec, or a CUDA/HIP build)";
+#endif
+}
+
 #if MINIAPP_HOST_SIMD && defined(__AVX2__) && defined(__FMA__)
 namespace {
 // The register-table power of one width on its own, over an array whose length leaves an odd
