@@ -112,6 +112,8 @@ if [ "$BACKEND" = host ]; then
   ctest -L unit --output-on-failure --timeout 900 || fail "unit tests of the offline build failed"
 else
   PATH="$(dirname "$NVCC"):$PATH"
+  # nvcc's device phases unoptimised, as in device.cuda-compile: nothing built here runs on a GPU.
+  export NVCC_APPEND_FLAGS="${NVCC_APPEND_FLAGS:+$NVCC_APPEND_FLAGS }-Xcicc -O0 -Xptxas -O0"
   "$script" "$BUNDLE" --backend cuda --arch sm_90 --build-dir "$WORK/build-cuda" --jobs "$JOBS" --build-type Check \
     --targets miniapp_e2e_tests,CMakeFiles/miniapp_objects.dir/miniapp/workloads/solver/solver.cpp.o \
     || fail "build-offline.sh --backend cuda --arch sm_90 failed"
