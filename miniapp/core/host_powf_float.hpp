@@ -11,10 +11,10 @@
 //
 // log2 x. x = 2^k z, z in [0.699, 1.398) split into 16 subintervals (kSplit: the exponent split
 // at the bits of 0.69921875, so that x near 1 keeps k = 0; kIndexShift: the subinterval is the top
-// 4 bits of z's mantissa past the split). Per subinterval a float 1/c (exactly 1 in the one holding 1), chosen
-// among the floats within 4096 ulps of 1/centre so that T = -log2(1/c) lies within about 2^-29 of
-// Th, a multiple of 2^-16: k + Th is then exact in float, and Tl = T - Th is tiny (its own
-// rounding below 2^-53). |r| <= 0.0302.
+// 4 bits of z's mantissa past the split). Per subinterval a float 1/c (exactly 1 in the one
+// holding 1), chosen among the floats within 4096 ulps of 1/centre so that T = -log2(1/c) lies
+// within about 2^-29 of Th, a multiple of 2^-16: k + Th is then exact in float, and Tl = T - Th is
+// tiny (its own rounding below 2^-53). |r| <= 0.0302.
 //   p = z (1/c), e = fma(z, 1/c, -p) exactly, rh = p - 1 exactly (Sterbenz): r = rh + e.
 //   log2(1 + rh) = rh s(rh), s = c1 + c2 rh + c3 rh^2 + rh^3 Q(rh) (Q a near-minimax fit to
 //   2^-41.7 of s); c2h + c3h rh and c1h + rh a are exact pairs by fma (rh is a multiple of
@@ -306,11 +306,11 @@ template <class L>
 // one, two vectors a loop iteration, so that the out-of-order window holds independent work
 // instead of one long chain of dependent steps (docs/tuning-notes.md). Vectors with a special lane
 // are noted, not stored, and after the block computed again and passed to slow(x, y, c, special),
-// which returns c with those lanes replaced; so z may be x or y. The steps are forced inline and the tables copied into
-// locals: with a call in the loop (slow, or GCC's out-of-line log_part) the tables and constants
-// were reloaded from memory every vector, and the loop took 1.5x the time (docs/tuning-notes.md).
-// x and y are prefetched 512 elements ahead, once per cache line. Returns how many elements were
-// done.
+// which returns c with those lanes replaced; so z may be x or y. The steps are forced inline and
+// the tables copied into locals: with a call in the loop (slow, or GCC's out-of-line log_part) the
+// tables and constants were reloaded from memory every vector (the cost is in
+// docs/tuning-notes.md). x and y are prefetched 512 elements ahead, once per cache line. Returns
+// how many elements were done.
 inline constexpr std::size_t kBlockVectors = 128;
 
 template <class L>
