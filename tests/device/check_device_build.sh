@@ -83,8 +83,8 @@ case "$BACKEND" in
     for diag in 20011 20013 20014 20015; do flags+="${flags:+ }-Xcudafe --diag_error=$diag"; done
     # nvcc's device phases unoptimised too (cicc and ptxas; -O0 reaches only the host compiler):
     # they still generate and assemble every kernel, so code generation errors still fail, and
-    # the device-heavy units compile in about 0.7x the time (docs/testing.md). nvcc_wrapper
-    # forwards no -Xcicc, so through the variable nvcc reads itself.
+    # the device-heavy units compile faster (measured in docs/testing.md). nvcc_wrapper forwards
+    # no -Xcicc, so through the variable nvcc reads itself.
     export NVCC_APPEND_FLAGS="${NVCC_APPEND_FLAGS:+$NVCC_APPEND_FLAGS }-Xcicc -O0 -Xptxas -O0"
     ;;
   hip) cxx=$(command -v hipcc) ;;
