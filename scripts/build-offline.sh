@@ -5,7 +5,7 @@
 #
 #   scripts/build-offline.sh BUNDLE [--backend cuda|host] [--arch sm_XX] [--build-dir DIR]
 #                            [--jobs N] [--targets T1,T2,...] [--kokkos VERSION]
-#                            [--build-type Release|Check]
+#                            [--build-type Release|Check] [--host-arch native|CPU]
 #
 #   BUNDLE       the bundle directory, or its .tar.xz (unpacked into the build directory)
 #   --backend    cuda: Serial + OpenMP + CUDA (nvcc_wrapper, cuBLAS); host: Serial + OpenMP.
@@ -23,6 +23,9 @@
 #                (build-offline-<backend>-kokkos-VERSION with --kokkos)
 #   --jobs       default: every core this process may use (nproc)
 #   --targets    build only these targets (default: all)
+#   --host-arch  the CPU type the host code is compiled for: native (default: this machine's, with
+#                -march=native) or a GCC -march name such as x86-64-v4 or sapphirerapids, for a
+#                build here that runs on nodes of another CPU type (gpu-run.sh --prebuilt there)
 #   --build-type the project's: Release (default, -O3) or Check (-O1, 0.56x the compile time:
 #                for rehearsals of what the bundle provides, such as tests/offline, not for runs)
 #
@@ -50,14 +53,15 @@ die_log() {  # log file, message
 }
 usage_error() { echo "build-offline: $*" >&2; exit 2; }
 
-BUNDLE=""; BACKEND=""; ARCH=""; BUILD=""; JOBS=$(nproc); TARGETS=""; KOKKOS_RELEASE=""; BUILD_TYPE=Release
+BUNDLE=""; BACKEND=""; ARCH=""; BUILD=""; JOBS=$(nproc); TARGETS=""; KOKKOS_RELEASE=""; BUILD_TYPE=Release; HOST_ARCH=native
 while [ $# -gt 0 ]; do
   case "$1" in
-    --backend|--arch|--build-dir|--jobs|--targets|--kokkos|--build-type)
+    --backend|--arch|--build-dir|--jobs|--targets|--kokkos|--build-type|--host-arch)
       [ $# -ge 2 ] || usage_error "$1 needs a value"
       case "$1" in
         --backend) BACKEND=$2 ;; --arch) ARCH=$2 ;; --build-dir) BUILD=$2 ;;
         --jobs) JOBS=$2 ;; --targets) TARGETS=$2 ;; --kokkos) KOKKOS_RELEASE=$2 ;; --build-type) BUILD_TYPE=$2 ;;
+        --host-arch) HOST_ARCH=$2 ;;
       esac
       shift ;;
     -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
@@ -70,6 +74,7 @@ done
 [ -e "$BUNDLE" ] || usage_error "no bundle '$BUNDLE'"
 [[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs needs a positive number, not '$JOBS'"
 case "$BUILD_TYPE" in Release|Check) ;; *) usage_error "--build-type is Release or Check, not '$BUILD_TYPE'" ;; esac
+[[ "$HOST_ARCH" =~ ^[a-z0-9][a-z0-9_.-]*$ ]] || usage_error "--host-arch needs a CPU type such as native or x86-64-v4, not '$HOST_ARCH'"
 
 for tool in cmake python3; do command -v "$tool" >/dev/null || die "$tool is not installed"; done
 if command -v ninja >/dev/null; then KOKKOS_GENERATOR=Ninja
@@ -78,6 +83,25 @@ else die "neither ninja nor make is installed"
 fi
 HOST_CXX=${CXX:-$(command -v g++ || command -v c++ || true)}
 [ -n "$HOST_CXX" ] || die "no C++ compiler (g++ or c++ on PATH, or CXX)"
+# The instruction-set features the host code may use: what the compiler defines for -march=HOST_ARCH,
+# in /proc/cpuinfo's names (a node that runs this build elsewhere must have them all:
+# scripts/lib/check-prebuilt.sh). An unknown CPU type fails here, before anything is built.
+host_isa() {
+  local macros
+  macros=$("$HOST_CXX" -march="$HOST_ARCH" -dM -E -x c++ /dev/null 2>&1) \
+    || usage_error "--host-arch $HOST_ARCH: $HOST_CXX does not know it ($(echo "$macros" | head -n 1))"
+  local pair
+  for pair in SSE:sse SSE2:sse2 SSSE3:ssse3 SSE4_1:sse4_1 SSE4_2:sse4_2 POPCNT:popcnt MOVBE:movbe \
+      AVX:avx AVX2:avx2 FMA:fma F16C:f16c BMI:bmi1 BMI2:bmi2 LZCNT:abm ADX:adx SHA:sha_ni \
+      AVX512F:avx512f AVX512DQ:avx512dq AVX512CD:avx512cd AVX512BW:avx512bw AVX512VL:avx512vl \
+      AVX512IFMA:avx512ifma AVX512VBMI:avx512vbmi AVX512VBMI2:avx512_vbmi2 AVX512VNNI:avx512_vnni \
+      AVX512BITALG:avx512_bitalg AVX512VPOPCNTDQ:avx512_vpopcntdq AVX512BF16:avx512_bf16 \
+      AVX512FP16:avx512_fp16 AVX512VP2INTERSECT:avx512_vp2intersect AVXVNNI:avx_vnni GFNI:gfni \
+      VAES:vaes VPCLMULQDQ:vpclmulqdq AMX_TILE:amx_tile AMX_INT8:amx_int8 AMX_BF16:amx_bf16; do
+    if grep -q "^#define __${pair%%:*}__ 1\$" <<<"$macros"; then printf '%s ' "${pair#*:}"; fi
+  done
+}
+BUILD_CPU_ISA=$(host_isa | sed 's/ $//')
 
 find_nvcc() {
   NVCC=$(command -v nvcc 2>/dev/null || true)
@@ -206,9 +230,11 @@ project_cxx=$HOST_CXX
 # dependencies (OpenBLAS -> libgfortran), so nothing needs LD_LIBRARY_PATH.
 link_flags="-Wl,--disable-new-dtags -Wl,-rpath,$LIBDIR -Wl,-rpath,$OPENBLAS_DIR"
 generator_args=(-G "$KOKKOS_GENERATOR")
+host_arch_args=(-DMINIAPP_NATIVE_ARCH=ON)
+[ "$HOST_ARCH" = native ] || host_arch_args=(-DMINIAPP_NATIVE_ARCH=OFF -DMINIAPP_HOST_MARCH="$HOST_ARCH")
 configure_args=(-DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DCMAKE_CXX_FLAGS_CHECK=-O1 -DCMAKE_CXX_COMPILER="$project_cxx"
   -DKokkos_ROOT="$KOKKOS_PREFIX" -DKokkosKernels_ROOT="$KOKKOS_PREFIX" -DCMAKE_PREFIX_PATH="$PREFIX"
-  -DMINIAPP_HOST_BLAS_LIBRARY="$OPENBLAS_DIR/libopenblas.so" -DMINIAPP_NATIVE_ARCH=ON -DMINIAPP_WITH_MPI=OFF
+  -DMINIAPP_HOST_BLAS_LIBRARY="$OPENBLAS_DIR/libopenblas.so" "${host_arch_args[@]}" -DMINIAPP_WITH_MPI=OFF
   -DCMAKE_EXE_LINKER_FLAGS="$link_flags")
 configured="$PROJECT_BUILD/.offline-configure-args"
 if [ ! -f "$PROJECT_BUILD/CMakeCache.txt" ] || [ "$(cat "$configured" 2>/dev/null)" != "${configure_args[*]}" ]; then
@@ -275,11 +301,9 @@ done
   echo "KOKKOS_KERNELS_VERSION=$KK_VERSION"
   echo "JOBS=$JOBS"
   echo "BUILD_HOST=$(hostname)"
-  # The host code is compiled with -march=native: the instruction-set features it may use, which
-  # a node that runs this build elsewhere must have (scripts/lib/check-prebuilt.sh checks them).
-  echo "BUILD_CPU_ISA=\"$(grep -m 1 '^flags' /proc/cpuinfo | tr ' ' '\n' \
-    | grep -E '^(sse[0-9_a-z]*|ssse3|avx[0-9_a-z]*|fma|f16c|bmi[12]|amx[_a-z0-9]*|gfni|vaes|vpclmulqdq|movbe|popcnt|abm|adx|sha_ni)$' \
-    | paste -sd' ')\""
+  # The host code's CPU type and the instruction-set features it may use (host_isa above).
+  echo "BUILD_HOST_ARCH=$HOST_ARCH"
+  echo "BUILD_CPU_ISA=\"$BUILD_CPU_ISA\""
   echo "BUILD_SECONDS=$((SECONDS - START_SECONDS))"
 } >"$BUILD/offline-build.env"
 log "done: ${TARGETS:-all targets} in $PROJECT_BUILD ($DESCRIPTION); settings in $BUILD/offline-build.env"
