@@ -117,7 +117,13 @@ LOADERS = [("CuPy", load_cupy), ("Numba", load_numba), ("JAX", load_jax), ("PyTo
 
 
 def load_all():
-    """([Library], {name: reason not run}) for the four libraries, in the table's order."""
+    """([Library], {name: reason not run}) for the four libraries, in the table's order.
+    The calling thread's CPUs are the same afterwards: PyTorch loads libgomp, which with OMP_PROC_BIND
+    set binds the thread to one CPU as it loads. A pthreads OpenBLAS (pip's NumPy) shuts its
+    threads down at each fork (the mini-app's runs) and starts them again from this thread, so
+    all of them on that CPU: on the H200 machine (2026-11-28, 16 threads) the first round did
+    not finish in 200 s and was stopped in a NumPy solve that takes 0.1-0.2 s alone."""
+    cpus = os.sched_getaffinity(0)
     loaded, reasons = [], {}
     for name, load in LOADERS:
         try:
@@ -128,6 +134,8 @@ def load_all():
             reasons[name] = str(e)
         except Exception as e:  # a broken install: named, not hidden
             reasons[name] = f"failed to start: {type(e).__name__}: {e}"
+    if os.sched_getaffinity(0) != cpus:
+        os.sched_setaffinity(0, cpus)
     return loaded, reasons
 
 

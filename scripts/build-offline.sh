@@ -24,8 +24,10 @@
 #   --jobs       default: every core this process may use (nproc)
 #   --targets    build only these targets (default: all)
 #   --host-arch  the CPU type the host code is compiled for: native (default: this machine's, with
-#                -march=native) or a GCC -march name such as x86-64-v4 or sapphirerapids, for a
-#                build here that runs on nodes of another CPU type (gpu-run.sh --prebuilt there)
+#                -march=native) or a GCC -march name, for a build here that runs on nodes of
+#                another CPU type (gpu-run.sh --prebuilt there): x86-64-v4 runs on every AVX-512
+#                x86 CPU, x86-64-v3 on every AVX2 one (GCC 12's sapphirerapids includes
+#                avx512_vp2intersect, which Sapphire Rapids lacks: check-prebuilt.sh refuses it there)
 #   --build-type the project's: Release (default, -O3) or Check (-O1, 0.56x the compile time:
 #                for rehearsals of what the bundle provides, such as tests/offline, not for runs)
 #
@@ -83,14 +85,20 @@ else die "neither ninja nor make is installed"
 fi
 HOST_CXX=${CXX:-$(command -v g++ || command -v c++ || true)}
 [ -n "$HOST_CXX" ] || die "no C++ compiler (g++ or c++ on PATH, or CXX)"
-# The instruction-set features the host code may use: what the compiler defines for -march=HOST_ARCH,
-# in /proc/cpuinfo's names (a node that runs this build elsewhere must have them all:
-# scripts/lib/check-prebuilt.sh). An unknown CPU type fails here, before anything is built.
+# The instruction-set features the host code may use (a node that runs this build elsewhere must
+# have them all: scripts/lib/check-prebuilt.sh), in /proc/cpuinfo's names: for native, this
+# machine's; for a named CPU type, what the compiler defines for -march=HOST_ARCH. An unknown CPU
+# type fails here, before anything is built.
 host_isa() {
-  local macros
+  if [ "$HOST_ARCH" = native ]; then
+    grep -m 1 '^flags' /proc/cpuinfo | tr ' ' '\n' \
+      | grep -E '^(sse[0-9_a-z]*|ssse3|avx[0-9_a-z]*|fma|f16c|bmi[12]|amx[_a-z0-9]*|gfni|vaes|vpclmulqdq|movbe|popcnt|abm|adx|sha_ni)$' \
+      | paste -sd' '
+    return
+  fi
+  local macros pair
   macros=$("$HOST_CXX" -march="$HOST_ARCH" -dM -E -x c++ /dev/null 2>&1) \
     || usage_error "--host-arch $HOST_ARCH: $HOST_CXX does not know it ($(echo "$macros" | head -n 1))"
-  local pair
   for pair in SSE:sse SSE2:sse2 SSSE3:ssse3 SSE4_1:sse4_1 SSE4_2:sse4_2 POPCNT:popcnt MOVBE:movbe \
       AVX:avx AVX2:avx2 FMA:fma F16C:f16c BMI:bmi1 BMI2:bmi2 LZCNT:abm ADX:adx SHA:sha_ni \
       AVX512F:avx512f AVX512DQ:avx512dq AVX512CD:avx512cd AVX512BW:avx512bw AVX512VL:avx512vl \

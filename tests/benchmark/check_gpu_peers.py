@@ -6,7 +6,9 @@
 - seed 002's Numba kernel in Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1, set before Numba
   loads), against NumPy's distance matrix: where Numba does not import, it says so and that part
   is skipped (seed 000's `@vectorize(target='cuda')` does not run in the simulator at all);
-- load_all() accounts for all four libraries: each is loaded or has its reason.
+- load_all() accounts for all four libraries: each is loaded or has its reason;
+- load_all() leaves the calling thread on the CPUs it had, where a library binds it to one CPU as
+  it loads (libgomp does so under OMP_PROC_BIND when PyTorch loads): a stand-in loader that does.
 Exit 0 when all hold, 1 otherwise; prints what it checked.
 """
 
@@ -70,6 +72,26 @@ def main():
         failures.append(f"load_all: loaded {[l.name for l in loaded]}, reasons {reasons}")
     else:
         print(f"ok: load_all: loaded {[l.name for l in loaded] or 'none'}; not run: {reasons}")
+
+    cpus = os.sched_getaffinity(0)
+    if len(cpus) < 2:
+        print(f"skipped: load_all keeping the thread's CPUs: this process may use only CPU {sorted(cpus)}")
+    else:
+        def binds_to_one_cpu():
+            os.sched_setaffinity(0, {min(cpus)})
+            raise gpu_peers.Unavailable("stand-in: bound this thread to one CPU")
+        loaders = gpu_peers.LOADERS
+        gpu_peers.LOADERS = [("binds", binds_to_one_cpu)]
+        try:
+            gpu_peers.load_all()
+        finally:
+            gpu_peers.LOADERS = loaders
+        after = os.sched_getaffinity(0)
+        if after != cpus:
+            failures.append(f"load_all left the thread on CPUs {sorted(after)}, not {sorted(cpus)}")
+            os.sched_setaffinity(0, cpus)
+        else:
+            print(f"ok: load_all keeps the thread on its {len(cpus)} CPUs where a library bound it to one")
 
     for failure in failures:
         print(f"FAIL: {failure}")

@@ -35,6 +35,8 @@ expect 2 "is not a release scripts/lib/kokkos-releases.tsv knows" "$B" --kokkos-
 expect 2 "does not match the published sha256 of kokkos-4.6.01.tar.gz (b9d70e46" "$B" --kokkos-tarball "$tmp/kokkos-4.6.01.tar.gz" --kernels-tarball "$tmp/kokkos-kernels-4.6.01.tar.gz"
 expect 2 "wants a release version" "$SRC/scripts/build-offline.sh" "$tmp" --backend host --kokkos latest
 expect 2 "--build-type is Release or Check" "$SRC/scripts/build-offline.sh" "$tmp" --backend host --build-type Debug
+expect 2 "--host-arch no-such-cpu: " "$SRC/scripts/build-offline.sh" "$tmp" --backend host --host-arch no-such-cpu
+expect 2 "--host-arch needs a CPU type" "$SRC/scripts/build-offline.sh" "$tmp" --backend host --host-arch '-O3 x'
 expect 2 "wants a release version" "$SRC/scripts/gpu-run.sh" "$tmp" --backend host --kokkos 4.6
 # gpu-run.sh --prebuilt: refused without a build of the asked-for kind; check-prebuilt.sh refuses a
 # build this CPU lacks features for, or whose programs miss libraries, and passes a runnable one.
