@@ -365,10 +365,16 @@ def section_decks(run):
 def section_benchmarks(run):
     lines = ["## Benchmarks", ""]
     rows = []
+    errored = set()
     for part, b in run.benchmarks:
         if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
             continue
         name = b.get("run_name", b.get("name", "?"))
+        if b.get("error_occurred"):  # one entry per repetition, no aggregates: shown once, with its reason
+            if name not in errored:
+                errored.add(name)
+                rows.append((name, f"error: {b.get('error_message') or 'no message'}", "-", "-", "-"))
+            continue
         space = name.split("/")[2] if name.count("/") >= 2 else ""
         gbps = b["GB/s"] / 1e9 if b.get("GB/s") is not None else None
         gflops = b["GFLOP/s"] / 1e9 if b.get("GFLOP/s") is not None else None

@@ -242,6 +242,13 @@ class FreshRun(unittest.TestCase):
         os.makedirs(os.path.join(run, "decks", "stopped"))  # a deck stopped before its first write
         with open(os.path.join(run, "benchmarks", "distance.json"), "w") as f:
             f.write('{"context": {}, "benchmarks": [{"name": "distance-direct/float32/openmp/4096"')
+        # A benchmark that reported an error, as Google Benchmark writes it: once per repetition,
+        # with no time and no aggregates.
+        refused = "solver-refused/float64/openmp/8/manual_time"
+        errored = {"name": refused, "run_name": refused, "run_type": "iteration", "error_occurred": True, "error_message": "scratch does not fit",
+                   "iterations": 0, "real_time": 0.0, "time_unit": "ms"}
+        with open(os.path.join(run, "benchmarks", "solver.json"), "w") as f:
+            json.dump({"context": {}, "benchmarks": [errored] * 3}, f)
         with open(os.path.join(run, "run.env"), "w") as f:
             f.write("backend=host\ndevice_space=openmp\nhost_space=serial\ndevice_name=test host\n"
                     "started=2026-01-01T00:00:00Z\n")
@@ -252,6 +259,11 @@ class FreshRun(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp)
+
+    def test_a_benchmark_error_is_one_row_with_its_message(self):
+        rows = [r for r in table_rows(self.md, "| benchmark | time") if r[0].startswith("solver-refused/")]
+        self.assertEqual(rows, [["solver-refused/float64/openmp/8/manual_time", "error: scratch does not fit",
+                                 "-", "-", "-"]])
 
     def test_every_size_and_its_speedup(self):
         self.assertEqual(self.proc.returncode, 0, self.proc.stderr)
