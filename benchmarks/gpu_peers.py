@@ -121,8 +121,7 @@ def load_all():
     The calling thread's CPUs are the same afterwards: PyTorch loads libgomp, which with OMP_PROC_BIND
     set binds the thread to one CPU as it loads. A pthreads OpenBLAS (pip's NumPy) shuts its
     threads down at each fork (the mini-app's runs) and starts them again from this thread, so
-    all of them on that CPU: on the H200 machine (2026-11-28, 16 threads) the first round did
-    not finish in 200 s and was stopped in a NumPy solve that takes 0.1-0.2 s alone."""
+    all of them on that CPU, and NumPy's solves crawl (docs/results/README.md, 2026-11-28)."""
     cpus = os.sched_getaffinity(0)
     loaded, reasons = [], {}
     for name, load in LOADERS:

@@ -245,8 +245,8 @@ class FreshRun(unittest.TestCase):
         # A benchmark that reported an error, as Google Benchmark writes it: once per repetition,
         # with no time and no aggregates.
         refused = "solver-refused/float64/openmp/8/manual_time"
-        errored = {"name": refused, "run_name": refused, "run_type": "iteration", "error_occurred": True, "error_message": "scratch does not fit",
-                   "iterations": 0, "real_time": 0.0, "time_unit": "ms"}
+        errored = {"name": refused, "run_name": refused, "run_type": "iteration", "error_occurred": True,
+                   "error_message": "scratch does not fit", "iterations": 0, "real_time": 0.0, "time_unit": "ms"}
         with open(os.path.join(run, "benchmarks", "solver.json"), "w") as f:
             json.dump({"context": {}, "benchmarks": [errored] * 3}, f)
         with open(os.path.join(run, "run.env"), "w") as f:
