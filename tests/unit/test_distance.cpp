@@ -251,6 +251,7 @@ void expect_flat_equals_direct(int dim, std::size_t n, std::int64_t row0, std::i
 
 TYPED_TEST(DistanceTest, FlatMappingOfDirectEqualsDirectExactly) {
   using Space = TypeParam;
+  constexpr int entries_per_thread = distance::kernels::kDirectPerThread;  // the workload's own K
   for (int dim : {1, 2, 3, 7})
     for (bool squared : {false, true}) {
       // n not a multiple of K (the last thread of a row takes fewer columns), the whole matrix and
@@ -258,8 +259,9 @@ TYPED_TEST(DistanceTest, FlatMappingOfDirectEqualsDirectExactly) {
       expect_flat_equals_direct<1, Space>(dim, 301, 0, 301, squared);
       expect_flat_equals_direct<3, Space>(dim, 301, 0, 301, squared);
       expect_flat_equals_direct<4, Space>(dim, 301, 0, 301, squared);
-      expect_flat_equals_direct<4, Space>(dim, 301, 37, 100, squared);
-      expect_flat_equals_direct<4, Space>(dim, 3, 1, 2, squared);  // fewer columns than K
+      expect_flat_equals_direct<8, Space>(dim, 301, 0, 301, squared);
+      expect_flat_equals_direct<entries_per_thread, Space>(dim, 301, 37, 100, squared);
+      expect_flat_equals_direct<entries_per_thread, Space>(dim, 3, 1, 2, squared);  // fewer columns than K
     }
 }
 
@@ -271,7 +273,8 @@ TYPED_TEST(DistanceTest, StreamedOutputOfDirectEqualsTheFlatMappingExactly) {
   const std::size_t n = 2901;
   ASSERT_GT(n * n * sizeof(float), distance::kernels::kStreamOutputBytes);
   for (int dim : {2, 3})
-    for (bool squared : {false, true}) expect_flat_equals_direct<4, Space>(dim, n, 0, n, squared);
+    for (bool squared : {false, true})
+      expect_flat_equals_direct<distance::kernels::kDirectPerThread, Space>(dim, n, 0, n, squared);
 }
 
 TYPED_TEST(DistanceTest, ChunkedRunsEqualUnchunkedOnesExactly) {

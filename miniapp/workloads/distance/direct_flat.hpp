@@ -18,9 +18,8 @@ namespace miniapp::distance::kernels {
 // row i takes columns c, c + q, ..., c + (K - 1) q (q = ceil(n / K)), so neighbouring threads
 // still write neighbouring entries, and each thread loads its K column points before it stores
 // anything (the team form loads each column point after the previous store, one row per warp).
-// The same squared_distance as the team form: the values agree bit for bit. H200, Kokkos 4.6.01,
-// float32 (docs/results/nvidia-h200-2026-11-27-kokkos-4.6.01): at n = 4096 the team form took
-// 65.2 us, K = 1 98.9, K = 4 57.0; at n = 1024 27.9, 24.3 and 21.4 us.
+// The same squared_distance as the team form: the values agree bit for bit. The forms' times on a
+// GPU: docs/tuning-notes.md ("distance: direct", its "Devices" entries).
 template <int K, int Dim, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
 void direct_flat_rows(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
                       int runtime_dim, bool squared) {
@@ -57,8 +56,9 @@ void direct_flat(const Space& space, const Points& points, const Out& out, std::
   });
 }
 
-// Entries per thread of direct's device form.
-inline constexpr int kDirectPerThread = 4;
+// Entries per thread of direct's device form: 8 was the fastest of 1, 4 and 8 on the H200 at
+// the sizes above 1024 in two sittings, and equal at 1024 (docs/tuning-notes.md).
+inline constexpr int kDirectPerThread = 8;
 
 // The workload's direct: the team form on host spaces, the flat form on devices.
 template <class Space, class Points, class Out>
