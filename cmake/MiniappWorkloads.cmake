@@ -24,6 +24,12 @@ function(miniapp_workload_sources out)
     endif()
     set(MINIAPP_WORKLOAD_TYPE ${CMAKE_MATCH_1})
     set(MINIAPP_WORKLOAD_HEADER miniapp/workloads/${workload}/${workload}.hpp)
+    # The problem classes' kernels are defined apart (problem_timpl.hpp) and instantiated in these
+    # units only (instances.hpp), not again in every test and benchmark that uses the classes.
+    if(NOT EXISTS ${dir}/instances.hpp)
+      message(FATAL_ERROR "${dir}: no instances.hpp (the explicit instantiations of the workload's problem classes)")
+    endif()
+    set(MINIAPP_WORKLOAD_INSTANCES miniapp/workloads/${workload}/instances.hpp)
     list(APPEND sources ${registration})
     miniapp_compiled_spaces(compiled)
     foreach(entry ${compiled})

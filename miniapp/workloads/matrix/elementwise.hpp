@@ -41,16 +41,10 @@ class Elementwise {
   std::vector<Transferable*> outputs() { return {&z_}; }
 
   // Element e of the whole x is value e of the stream, of y value rows x size + e.
-  void generate_inputs(std::uint64_t seed) {
-    fill_host<false>(x_.host, seed, first_);
-    fill_host<false>(y_.host, seed, total_ + first_);
-  }
-  void generate_inputs_on_device(const Space& space, std::uint64_t seed) {
-    fill_device<false>(space, x_.device, seed, first_);
-    fill_device<false>(space, y_.device, seed, total_ + first_);
-  }
+  void generate_inputs(std::uint64_t seed);
+  void generate_inputs_on_device(const Space& space, std::uint64_t seed);
 
-  void compute(const Space& space) { elementwise(space, op_, x_.device, y_.device, z_.device); }
+  void compute(const Space& space);
 
   // One operation per element, pow counted as one like a multiply.
   WorkEstimate work() const {
@@ -58,9 +52,7 @@ class Elementwise {
     return {n, 2 * n * s, n * s};
   }
 
-  Verification verify(std::optional<double> tolerance) const {
-    return verify_elementwise<Scalar>(op_, x_.host, y_.host, z_.host, tolerance);
-  }
+  Verification verify(std::optional<double> tolerance) const;
 
   // Direct access for tests and benchmarks.
   Matrix& x() { return x_; }

@@ -48,26 +48,10 @@ class Gemm {
   std::vector<Transferable*> outputs() { return {&c_}; }
 
   // Each matrix from its own part of the stream of the whole problem's A, B, C0 in turn.
-  void generate_inputs(std::uint64_t seed) {
-    fill_host<true>(a_.host, seed, a_offset());
-    fill_host<true>(b_.host, seed, b_offset());
-    fill_host<true>(c0_.host, seed, c0_offset());
-  }
-  void generate_inputs_on_device(const Space& space, std::uint64_t seed) {
-    fill_device<true>(space, a_.device, seed, a_offset());
-    fill_device<true>(space, b_.device, seed, b_offset());
-    fill_device<true>(space, c0_.device, seed, c0_offset());
-  }
+  void generate_inputs(std::uint64_t seed);
+  void generate_inputs_on_device(const Space& space, std::uint64_t seed);
 
-  void compute(const Space& space) {
-    const auto alpha = static_cast<Scalar>(params_.alpha), beta = static_cast<Scalar>(params_.beta);
-    switch (variant_) {
-      case Variant::GemmTiled: return gemm_tiled(space, tiles_, alpha, a_.device, b_.device, beta, c0_.device, c_.device);
-      case Variant::GemmKokkosKernels:
-        return gemm_kokkos_kernels(space, alpha, a_.device, b_.device, beta, c0_.device, c_.device);
-      default: return gemm_naive(space, alpha, a_.device, b_.device, beta, c0_.device, c_.device);
-    }
-  }
+  void compute(const Space& space);
 
   // 2MNK for the products and sums; the alpha/beta scaling (O(MN)) is not counted, as in BLAS.
   // Under MPI, M is this rank's rows (the ranks' work adds up to the whole product's).
@@ -76,9 +60,7 @@ class Gemm {
     return {2 * m * n * k, (m * k + k * n + (reads_c0() ? m * n : 0)) * s, m * n * s};
   }
 
-  Verification verify(std::optional<double> tolerance) const {
-    return verify_gemm<Scalar>(params_, shape_, a_.host, b_.host, c0_.host, c_.host, tolerance, first_row_);
-  }
+  Verification verify(std::optional<double> tolerance) const;
 
   // Direct access for tests and benchmarks.
   Matrix& a() { return a_; }

@@ -63,44 +63,15 @@ class Kernel {
   std::vector<Transferable*> inputs() { return {&x_, &y_}; }
   std::vector<Transferable*> outputs() { return {&beta_, &loss_, &diverged_at_}; }
 
-  void generate_inputs(std::uint64_t seed) {
-    seed_ = seed;
-    generate_on_host(x_.host, y_.host, params_.single_variable(), params_.noise_scale(), seed, first_row_, total_rows_);
-  }
-  void generate_inputs_on_device(const Space& space, std::uint64_t seed) {
-    seed_ = seed;
-    generate(space, x_.device, y_.device, params_.single_variable(), params_.noise_scale(), seed, first_row_,
-             total_rows_);
-  }
+  void generate_inputs(std::uint64_t seed);
+  void generate_inputs_on_device(const Space& space, std::uint64_t seed);
 
-  void compute(const Space& space) {
-    if constexpr (is_host_space<Space>()) {
-      if (region_threads_ > 1) {
-        start(space, fit_);
-        fused_steps_in_one_region(space, x_.device, y_.device, step_update(), region_scratch_, region_threads_,
-                                  params_.iterations);
-        space.fence();
-        throw_if_interrupted();
-        return;
-      }
-    }
-    compute_with_launches(space);
-  }
+  void compute(const Space& space);
 
   // The steps as launches, a reduction (or two gemv) and an update each: what compute does on
   // device spaces, on Serial, for the blas variant and across MPI ranks; public for the tests and
   // the benchmark that compare it with the steps in one region.
-  void compute_with_launches(const Space& space) {
-    const auto u = step_update();
-    start(space, fit_);
-    for (std::int64_t k = 0; k < params_.iterations; ++k) {
-      if (!exchanges_during_compute()) interruption_point(space, k);
-      if (variant_ == Variant::Fused) fused_sums(space, x_.device, y_.device, fit_);
-      else blas_sums(space, x_.device, y_.device, residual_, fit_, total_rows_);
-      if (exchanges_during_compute()) add_over_ranks(space);
-      update(space, u, k);
-    }
-  }
+  void compute_with_launches(const Space& space);
 
   // Whether compute calls collectives (the harness then agrees with the other ranks on a signal
   // between iterations, and an error on one rank ends them all: see harness.hpp).
@@ -125,15 +96,7 @@ class Kernel {
     return {flops, steps * s * (2 * n * c + 4 * n + c), steps * s * (2 * n + c)};
   }
 
-  Verification verify(std::optional<double> tolerance) const {
-    // Every rank checks the whole fit: the sums over the data that the reference needs are added
-    // over the ranks' rows.
-    const bool split = slice_.count > 1;
-    return verify_fit<Scalar>(params_, seed_, x_.host, y_.host, beta_.host, loss_.host, diverged_at_.host(0), tolerance,
-                              total_rows_, [split](std::vector<double>& v) {
-                                if (split) ranks::sum_in_place(v);
-                              });
-  }
+  Verification verify(std::optional<double> tolerance) const;
 
   // Direct access for tests.
   Field<Scalar**, Space>& x() { return x_; }
@@ -147,24 +110,7 @@ class Kernel {
   // The step's sums (and the loss) over every rank's rows, in place, and whether any rank has
   // received a signal: an extra value of the same allreduce, so that every rank learns it at the
   // same step and stops there (Interrupted), none left waiting in the next step's allreduce.
-  void add_over_ranks(const Space& space) {
-    Kokkos::Timer timer;
-    const std::size_t values = fit_.sums.extent(0);
-    if (sums_host_.extent(0) != values) sums_host_ = Kokkos::create_mirror_view(fit_.sums);
-    const auto host = sums_host_;
-    Kokkos::deep_copy(space, host, fit_.sums);
-    space.fence();
-    exchange_.assign(host.data(), host.data() + values);
-    exchange_.push_back(interrupt_requested() ? Scalar(1) : Scalar(0));
-    ranks::sum_in_place(exchange_.data(), exchange_.size());
-    if (exchange_.back() > Scalar(0)) {
-      exchange_seconds_ += timer.seconds();
-      throw Interrupted(std::max(pending_signal(), 1));
-    }
-    std::copy(exchange_.begin(), exchange_.begin() + static_cast<std::ptrdiff_t>(values), host.data());
-    Kokkos::deep_copy(fit_.sums, host);
-    exchange_seconds_ += timer.seconds();
-  }
+  void add_over_ranks(const Space& space);
 
   // blas: gemv already scaled the gradient by 2/N; fused: the raw sums.
   StepUpdate<FitState, Scalar> step_update() const {

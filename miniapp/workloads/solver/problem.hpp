@@ -43,10 +43,8 @@ class Systems {
   std::vector<Transferable*> inputs() { return {&a_, &b_}; }
   std::vector<Transferable*> outputs() { return {&x_, &info_}; }
 
-  void generate_inputs(std::uint64_t seed) { generate_on_host(matrix_, a_.host, b_.host, seed, first_); }
-  void generate_inputs_on_device(const Space& space, std::uint64_t seed) {
-    generate(space, matrix_, a_.device, b_.device, seed, first_);
-  }
+  void generate_inputs(std::uint64_t seed);
+  void generate_inputs_on_device(const Space& space, std::uint64_t seed);
 
   WorkEstimate work() const {
     const double n = static_cast<double>(a_.device.extent(1)), systems = static_cast<double>(a_.device.extent(0));
@@ -54,9 +52,7 @@ class Systems {
             static_cast<double>(x_.bytes())};
   }
 
-  Verification verify(std::optional<double> tolerance) const {
-    return verify_systems<Scalar>(a_.host, b_.host, x_.host, info_.host, tolerance, first_);
-  }
+  Verification verify(std::optional<double> tolerance) const;
 
   // Direct access for tests.
   Field<Scalar***, Space>& matrices() { return a_; }
@@ -105,17 +101,7 @@ class Batched : public Systems<Scalar, Space> {
     pivots_ = Kokkos::View<int**, BatchLayout, Device>("solver::pivots", kokkos_kernels ? systems : 0, n);
   }
 
-  void compute(const Space& space) {
-    const auto& a = this->a_.device;
-    const auto& b = this->b_.device;
-    const auto& x = this->x_.device;
-    const auto& info = this->info_.device;
-    switch (variant_) {
-      case Variant::BatchedTeam: return batched_team(space, a, b, x, info);
-      case Variant::BatchedKokkosKernels: return batched_kokkos_kernels(space, a, b, x, info, lu_, pivots_);
-      default: return batched_thread(space, a, b, x, info, lu_, rhs_);
-    }
-  }
+  void compute(const Space& space);
 
  private:
   Variant variant_;
@@ -135,13 +121,7 @@ class DenseBlocked : public Systems<Scalar, Space> {
   }
 
   // One system after another on the same work space; a signal is noticed between panels.
-  void compute(const Space& space) {
-    std::int64_t step = 0;
-    for (std::size_t s = 0; s < this->a_.device.extent(0); ++s) {
-      work_.system = static_cast<int>(s);
-      blocked::solve_system(space, work_, this->a_.device, this->b_.device, this->x_.device, block_size_, step);
-    }
-  }
+  void compute(const Space& space);
 
  private:
   int block_size_;
@@ -163,18 +143,7 @@ class DenseVendor : public Systems<Scalar, Space> {
         vendor_lu_(make_lu(lu_)) {}
 
   // One system after another on the same work space; a signal is noticed between systems.
-  void compute(const Space& space) {
-    for (std::size_t s = 0; s < this->a_.device.extent(0); ++s) {
-      interruption_point(space, static_cast<std::int64_t>(s));
-      const int system = static_cast<int>(s);
-      const auto& x = this->x_.device;
-      vendor::copy_in(space, this->a_.device, this->b_.device, x, lu_, scale_, system);
-      vendor_lu_.factor(space, lu_.data());
-      vendor::find_tiny_pivot(space, lu_, scale_, first_tiny_);
-      vendor_lu_.solve(space, lu_.data(), x.data() + s * x.extent(1));
-      vendor::record_pivot(space, x, this->info_.device, first_tiny_, system);
-    }
-  }
+  void compute(const Space& space);
 
  private:
   static vendor::Lu<Scalar, Space> make_lu(const Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>& lu) {
