@@ -1,6 +1,7 @@
 #pragma once
 // One distance problem: N points, and the matrix (whole in the space, or in row blocks streamed
-// to the host when it exceeds the budget) or the per-row reductions.
+// to the host when it exceeds the budget) or the per-row reductions. The members that launch
+// kernels or compute the reference are defined in problem_timpl.hpp.
 
 #include "miniapp/core/field.hpp"
 #include "miniapp/core/measurement.hpp"

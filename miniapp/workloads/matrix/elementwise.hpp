@@ -1,6 +1,7 @@
 #pragma once
 // The elementwise form of seed 000: z = x ** y (or x * y) over arrays of shape (rows, size).
-// The smallest problem of the mini-app, and the one to copy (docs/adding-a-workload.md).
+// The smallest problem of the mini-app, and the one to copy (docs/adding-a-workload.md). The
+// members that launch kernels or compute the reference are defined in problem_timpl.hpp.
 
 #include "miniapp/core/field.hpp"
 #include "miniapp/core/measurement.hpp"

@@ -3,7 +3,8 @@
 // hand-written (naive, tiled) and through Kokkos Kernels. Split across MPI ranks by row panels:
 // each rank holds its own rows of A, C0 and C and the whole of B (k x n on every rank: the limit of
 // this split is B's size, and it moves no data while it runs), each generated as in the whole
-// problem, so the panels together are the one-rank C bit for bit.
+// problem, so the panels together are the one-rank C bit for bit. The members that launch kernels
+// or compute the reference are defined in problem_timpl.hpp.
 
 #include "miniapp/core/field.hpp"
 #include "miniapp/core/measurement.hpp"

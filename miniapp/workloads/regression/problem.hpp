@@ -11,6 +11,8 @@
 // allreduce of cols + 2 values on the host) before the update, which every rank then applies to
 // the same values, so every rank's beta stays the same. A signal is carried in that allreduce, so
 // all ranks stop at the same step and none is left waiting in it.
+//
+// The members that launch kernels or compute the reference are defined in problem_timpl.hpp.
 
 #include "miniapp/core/field.hpp"
 #include "miniapp/core/interruption.hpp"

@@ -2,7 +2,8 @@
 // The solver's problems. Every variant solves the same systems (Systems: A, b, x, info, their
 // generation, work and verification); the batched variants solve them all at once (batched-thread
 // on work Views of one slice per system on devices, two per thread on host spaces), dense-blocked
-// and dense-vendor one after another on one system's work space.
+// and dense-vendor one after another on one system's work space. The members that launch kernels
+// or compute the reference are defined in problem_timpl.hpp.
 
 #include "miniapp/core/field.hpp"
 #include "miniapp/core/interruption.hpp"
