@@ -25,6 +25,10 @@ class Unavailable(Exception):
     """Why a library is not run here."""
 
 
+class WrongResult(RuntimeError):
+    """A peer's result differs from NumPy's beyond the row's tolerance: the run fails, loudly."""
+
+
 class Library:
     """An array library on its GPU: moves arrays there and back, waits for a result, names itself."""
 
@@ -172,21 +176,30 @@ def mismatch(result, reference, tolerance):
     return f"differs from NumPy's result by {error:.3g} (relative; allowed {tolerance:g})"
 
 
-def run_round(libraries, table, data, references, repetitions, forms):
-    """{(row index, library name): seconds} for one round; raises RuntimeError on a wrong result.
-    `forms` keeps each library's forms (and its device copies of the data) from round to round."""
+def run_round(libraries, table, data, references, repetitions, forms, failed):
+    """{(row index, library name): seconds} for one round; raises WrongResult on a wrong result.
+    `forms` keeps each library's forms (and its device copies of the data) from round to round.
+    A form that raises (its compilation or the library's own call: on the H200 node, Numba's CUDA
+    target imports `numpy.row_stack`, which that node's NumPy no longer has) is not run again:
+    `failed` gets {(row index, library name): why}, which the table prints beside its reason."""
     times = {}
     for library in libraries:
         for i, row in enumerate(table):
             key = (i, library.name)
-            if not has_form(library, row):
+            if not has_form(library, row) or key in failed:
                 continue
-            if key not in forms:  # the data copied once, before the library's first timing of the row
-                forms[key] = form_for(library, row, {k: library.to_device(v) for k, v in data[i].items()})
-            form = forms[key]
-            seconds, result = time_on_device(form, library.wait, repetitions)
-            why = mismatch(library.to_host(result), references[i], row["tolerance"])
+            try:
+                if key not in forms:  # the data copied once, before the library's first timing of the row
+                    forms[key] = form_for(library, row, {k: library.to_device(v) for k, v in data[i].items()})
+                seconds, result = time_on_device(forms[key], library.wait, repetitions)
+                host_result = library.to_host(result)
+            except Exception as e:  # the library's failure, named in the table, not a number
+                lines = str(e).strip().splitlines()
+                failed[key] = f"{type(e).__name__}: {lines[-1] if lines else ''}"[:200]
+                forms.pop(key, None)
+                continue
+            why = mismatch(host_result, references[i], row["tolerance"])
             if why:
-                raise RuntimeError(f"{library.name}, {row['label']}: {why}")
+                raise WrongResult(f"{library.name}, {row['label']}: {why}")
             times[key] = seconds
     return times

@@ -365,14 +365,15 @@ def parse_args(argv):
 
 def measure(args, table, libraries, rounds, repetitions):
     """Alternating rounds: the mini-app's deck, NumPy's forms, the GPU libraries' forms.
-    Returns (mini-app times, NumPy times, GPU peers' times, provenance); raises RuntimeError."""
+    Returns (mini-app times, NumPy times, GPU peers' times, provenance, {(row, library): why a
+    GPU peer's form failed}); raises RuntimeError."""
     env = dict(os.environ, OMP_PROC_BIND="spread", OMP_PLACES="threads")
     spaces = [args.space] + ([args.gpu_space] if args.gpu_peers and args.gpu_space != args.space else [])
     deck = deck_text(table, spaces, repetitions)
     data = [row["data"]() for row in table]
     forms = [row["form"](np, d) for row, d in zip(table, data)]
     references = [np.asarray(form(), dtype=np.float64) for form in forms] if libraries else []
-    mini, peer, gpu, device_forms = {}, {i: [] for i in range(len(table))}, {}, {}
+    mini, peer, gpu, device_forms, failed = {}, {i: [] for i in range(len(table))}, {}, {}, {}
     provenance = {}
     for r in range(rounds):
         times, provenance = run_miniapp(args.miniapp, deck, env, args.threads)
@@ -382,26 +383,29 @@ def measure(args, table, libraries, rounds, repetitions):
             peer[i].append(time_numpy(form, repetitions))
         if libraries:
             for key, seconds in gpu_peers.run_round(libraries, table, data, references, repetitions,
-                                                    device_forms).items():
+                                                    device_forms, failed).items():
                 gpu.setdefault(key, []).append(seconds)
         print(f"round {r + 1}/{rounds} done", file=sys.stderr)
-    return mini, peer, gpu, provenance
+    return mini, peer, gpu, provenance, failed
 
 
 def main(argv):
     args = parse_args(argv)
     rounds, repetitions = (1, 1) if args.quick else (args.rounds, args.repetitions)
+    numpy_blas_library = numpy_blas()  # before the GPU libraries load their own BLAS (cuBLAS)
     libraries, reasons = gpu_peers.load_all() if args.gpu_peers else ([], {})
     table = rows(args.quick)
     try:
-        mini, peer, gpu, provenance = measure(args, table, libraries, rounds, repetitions)
+        mini, peer, gpu, provenance, failed = measure(args, table, libraries, rounds, repetitions)
     except RuntimeError as e:
         print(f"peers.py: {e}", file=sys.stderr)
         return 1
+    for (i, name), why in failed.items():
+        reasons[f"{name}, {table[i]['label']}"] = f"its form failed ({why})"
 
     result_rows = ratio_rows(table, mini, peer, args.space)
     where = machine()
-    blas = (numpy_blas(), openblas_core())
+    blas = (numpy_blas_library, openblas_core())
     text = markdown_table(result_rows, where, blas, args, provenance, rounds, repetitions)
     gpu_rows = []
     if args.gpu_peers:

@@ -3,6 +3,9 @@
 - the rows' generic forms through gpu_peers' own path (copy to the "device", time with the
   library's wait, compare with NumPy's result) on a stand-in library whose namespace is NumPy's;
 - a stand-in whose results are off by 1e-5 is refused by that comparison;
+- a stand-in whose form raises on one row (Numba's CUDA target failing to compile, say) has that
+  row recorded with the error and left out of the times, its other rows timed, the next round
+  not calling it again;
 - seed 002's Numba kernel in Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1, set before Numba
   loads), against NumPy's distance matrix: where Numba does not import, it says so and that part
   is skipped (seed 000's `@vectorize(target='cuda')` does not run in the simulator at all);
@@ -37,17 +40,34 @@ def main():
     data = [row["data"]() for row in table]
     references = [np.asarray(row["form"](np, d)(), dtype=np.float64) for row, d in zip(table, data)]
 
-    times = gpu_peers.run_round([stand_in("numpy-as-gpu")], table, data, references, 1, {})
+    times = gpu_peers.run_round([stand_in("numpy-as-gpu")], table, data, references, 1, {}, {})
     if sorted(i for i, _ in times) != list(range(len(table))) or not all(t > 0 for t in times.values()):
         failures.append(f"the generic forms: timed rows {sorted(times)}, expected all {len(table)}")
     else:
         print(f"ok: all {len(table)} rows' generic forms timed and matched NumPy's results")
 
     try:
-        gpu_peers.run_round([stand_in("off", lambda a: a * (1 + 1e-5))], table, data, references, 1, {})
+        gpu_peers.run_round([stand_in("off", lambda a: a * (1 + 1e-5))], table, data, references, 1, {}, {})
         failures.append("a peer whose results are off by 1e-5 relative was not refused")
-    except RuntimeError as e:
+    except gpu_peers.WrongResult as e:
         print(f"ok: a wrong peer is refused: {e}")
+
+    calls = []
+
+    def broken_form(row, device_data):
+        calls.append(row["key"])
+        raise AttributeError("module 'numpy' has no attribute 'row_stack'")
+    broken = stand_in("broken")
+    broken.forms = {table[0]["key"]: broken_form}
+    failed, forms = {}, {}
+    rounds = [gpu_peers.run_round([broken], table, data, references, 1, forms, failed) for _ in range(2)]
+    timed = [sorted(i for i, _ in times) for times in rounds]
+    expected_why = "AttributeError: module 'numpy' has no attribute 'row_stack'"
+    if (failed != {(0, "broken"): expected_why} or timed != [list(range(1, len(table)))] * 2
+            or calls != [table[0]["key"]]):
+        failures.append(f"a form that raises: failed {failed}, rows timed {timed}, form called for {calls}")
+    else:
+        print(f"ok: a form that raises is named ({failed[(0, 'broken')]}), its other rows timed, not called again")
 
     try:
         from numba import cuda

@@ -390,6 +390,22 @@ class FreshRun(unittest.TestCase):
         self.assertNotIn("Link bandwidth used", section)
         self.assertNotIn("transfers (seed 003)", section)
 
+    def test_the_peers_tables_are_quoted(self):
+        self.assertIn("No peers.md: the peers step did not finish", self.md)
+        run_dir = os.path.join(self.tmp, "peers-run")
+        shutil.copytree(self.run_dir, run_dir)
+        table = ("| workload | NumPy form | mini-app variant | NumPy ms | mini-app ms | ratio |\n|---|---|---|---|---|---|\n"
+                 "| distance 4096 float64 | einsum + matmul | direct | 251 | 2.19 | 114.75x |\n\n"
+                 "Not run: Numba, distance 4096 float64: its form failed (AttributeError: x).\n")
+        with open(os.path.join(run_dir, "peers.md"), "w") as f:
+            f.write(table)
+        proc, md = run_summary(run_dir)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        section = md.split("## Peers: the seeds' Python forms in the same run", 1)[1].split("\n## ", 1)[0]
+        self.assertIn("| distance 4096 float64 | einsum + matmul | direct | 251 | 2.19 | 114.75x |", section)
+        self.assertIn("Not run: Numba, distance 4096 float64: its form failed (AttributeError: x).", section)
+        self.assertNotIn("No peers.md", section)
+
     def test_kernel_times_name_each_compute_phases_largest_kernels(self):
         """miniapp --kernel-times on the kernel-times deck's batched cases (what the host rehearsal
         runs): one row per compute phase, its time per entry and its largest kernel's share as
