@@ -37,6 +37,9 @@ function(miniapp_workload_sources out)
       set(MINIAPP_SPACE_TYPE ${space_TYPE})
       set(unit ${PROJECT_BINARY_DIR}/generated/workloads/${workload}_${space_NAME}.cpp)
       configure_file(${PROJECT_SOURCE_DIR}/cmake/workload_instance.cpp.in ${unit} @ONLY)
+      # Each unit names its own space (miniapp::instance::Space): never merged with another in a
+      # unity build (the device compile checks build so).
+      set_source_files_properties(${unit} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
       list(APPEND sources ${unit})
     endforeach()
   endforeach()

@@ -308,7 +308,11 @@ class RegisteredWorkload final : public Workload {
 
 }  // namespace miniapp
 
-#define MINIAPP_REGISTER_WORKLOAD(W)                      \
-  MINIAPP_FOR_EACH_SPACE(MINIAPP_EXTERN_INSTANCES, W)     \
-  [[maybe_unused]] static const bool miniapp_registered_ = \
+// The flag's name is unique per use (__COUNTER__), so that two registrations can share a unit:
+// the device compile checks merge sources into unity units.
+#define MINIAPP_JOIN_(a, b) a##b
+#define MINIAPP_JOIN(a, b) MINIAPP_JOIN_(a, b)
+#define MINIAPP_REGISTER_WORKLOAD(W)                  \
+  MINIAPP_FOR_EACH_SPACE(MINIAPP_EXTERN_INSTANCES, W) \
+  [[maybe_unused]] static const bool MINIAPP_JOIN(miniapp_registered_, __COUNTER__) = \
       ::miniapp::register_workload(std::make_unique<::miniapp::RegisteredWorkload<W>>())

@@ -38,7 +38,7 @@ void check_known_triangle(bool squared) {
     for (int j = 0; j < 3; ++j) EXPECT_EQ(D(i, j), D(j, i)) << i << "," << j;
 }
 
-MeasurementSpec spec_for(MirrorPolicy policy, int repetitions = 2) {
+MeasurementSpec distance_spec(MirrorPolicy policy, int repetitions = 2) {
   MeasurementSpec s;
   s.policy = policy;
   s.warmup = 1;
@@ -61,7 +61,7 @@ TYPED_TEST(DistanceTest, EveryPolicyVerifiesAndGivesTheSameMatrix) {
   std::vector<float> first;
   for (MirrorPolicy policy : policies_for<Space>()) {
     distance::Kernel<float, Space> k(p, "direct", n);
-    const Measurement m = measure(k, Space(), spec_for(policy));
+    const Measurement m = measure(k, Space(), distance_spec(policy));
     EXPECT_TRUE(m.verification.checked);
     EXPECT_TRUE(m.verification.passed) << to_string(policy) << ": " << m.verification.detail;
     const auto D = k.matrix_host();
@@ -76,7 +76,7 @@ TYPED_TEST(DistanceTest, InputsGeneratedOnTheDeviceEqualHostGeneratedOnes) {
   distance::Params p;
   p.dim = 4;
   distance::Kernel<double, Space> on_host(p, "direct", 50), on_device(p, "direct", 50);
-  MeasurementSpec spec = spec_for(MirrorPolicy::InputsResident, 1);
+  MeasurementSpec spec = distance_spec(MirrorPolicy::InputsResident, 1);
   const Measurement mh = measure(on_host, Space(), spec);
   spec.generate = Generation::Device;
   const Measurement md = measure(on_device, Space(), spec);
@@ -108,7 +108,7 @@ TYPED_TEST(DistanceTest, HarnessRecordsPhasesAndTransfersPerPolicy) {
   distance::Params p;
   for (MirrorPolicy policy : policies_for<Space>()) {
     distance::Kernel<float, Space> k(p, "direct", n);
-    const Measurement m = measure(k, Space(), spec_for(policy, 3));
+    const Measurement m = measure(k, Space(), distance_spec(policy, 3));
     ASSERT_EQ(m.seconds.compute.size(), 3u);
     ASSERT_EQ(m.seconds.to_device.size(), 3u);
     ASSERT_EQ(m.seconds.to_host.size(), 3u);
@@ -181,12 +181,12 @@ TYPED_TEST(DistanceTest, EveryVariantVerifiesUnderEveryPolicyAndAgreesWithDirect
     distance::Params p;
     p.squared = squared;
     distance::Kernel<double, Space> reference(p, "direct", n);
-    measure(reference, Space(), spec_for(MirrorPolicy::InputsResident, 1));
+    measure(reference, Space(), distance_spec(MirrorPolicy::InputsResident, 1));
     const auto R = reference.matrix_host();
     for (const std::string& variant : kVariants)
       for (MirrorPolicy policy : policies_for<Space>()) {
         distance::Kernel<double, Space> k(p, variant, n);
-        const Measurement m = measure(k, Space(), spec_for(policy, 1));
+        const Measurement m = measure(k, Space(), distance_spec(policy, 1));
         EXPECT_TRUE(m.verification.passed) << variant << " " << to_string(policy) << ": " << m.verification.detail;
         const auto D = k.matrix_host();
         const double tol = variant == "gemm" ? 1e-6 : 1e-14;
@@ -203,7 +203,7 @@ TYPED_TEST(DistanceTest, DirectAndTiledAgreeExactlyAcrossDimensions) {
     p.dim = dim;
     distance::Kernel<float, Space> direct(p, "direct", 300), tiled(p, "tiled", 300), symmetric(p, "symmetric", 300);
     for (auto* k : {&direct, &tiled, &symmetric}) {
-      const Measurement m = measure(*k, Space(), spec_for(MirrorPolicy::AllResident, 1));
+      const Measurement m = measure(*k, Space(), distance_spec(MirrorPolicy::AllResident, 1));
       EXPECT_TRUE(m.verification.passed) << "dim " << dim << ": " << m.verification.detail;
     }
     EXPECT_EQ(matrix_of(tiled), matrix_of(direct)) << "dim " << dim;
@@ -283,13 +283,13 @@ TYPED_TEST(DistanceTest, ChunkedRunsEqualUnchunkedOnesExactly) {
   for (const std::string& variant : kVariants) {
     distance::Params whole;
     distance::Kernel<float, Space> unchunked(whole, variant, n);
-    measure(unchunked, Space(), spec_for(MirrorPolicy::AllResident, 1));
+    measure(unchunked, Space(), distance_spec(MirrorPolicy::AllResident, 1));
     ASSERT_FALSE(unchunked.block_plan().chunked);
     for (MirrorPolicy policy : policies_for<Space>()) {
       distance::Params p;
       p.chunk_rows = 50;  // 5 blocks, the last one short
       distance::Kernel<float, Space> chunked(p, variant, n);
-      const Measurement m = measure(chunked, Space(), spec_for(policy, 2));
+      const Measurement m = measure(chunked, Space(), distance_spec(policy, 2));
       ASSERT_TRUE(chunked.block_plan().chunked);
       EXPECT_EQ(chunked.block_plan().blocks, 5u);
       EXPECT_TRUE(m.verification.passed) << variant << ": " << m.verification.detail;
@@ -376,16 +376,16 @@ TYPED_TEST(DistanceTest, RowReductionsMatchTheMatrix) {
   distance::Params p;
   p.dim = 4;
   distance::Kernel<double, Space> matrix(p, "direct", n);
-  measure(matrix, Space(), spec_for(MirrorPolicy::AllResident, 1));
+  measure(matrix, Space(), distance_spec(MirrorPolicy::AllResident, 1));
   const auto D = matrix.matrix_host();
   for (MirrorPolicy policy : policies_for<Space>()) {
     p.output = distance::Output::RowMin;
     distance::Kernel<double, Space> mins(p, "direct", n);
-    const Measurement mm = measure(mins, Space(), spec_for(policy, 1));
+    const Measurement mm = measure(mins, Space(), distance_spec(policy, 1));
     EXPECT_TRUE(mm.verification.passed) << mm.verification.detail;
     p.output = distance::Output::RowSum;
     distance::Kernel<double, Space> sums(p, "tiled", n);
-    const Measurement ms = measure(sums, Space(), spec_for(policy, 1));
+    const Measurement ms = measure(sums, Space(), distance_spec(policy, 1));
     EXPECT_TRUE(ms.verification.passed) << ms.verification.detail;
     for (std::size_t i = 0; i < n; ++i) {
       double best = INFINITY, total = 0;

@@ -34,7 +34,7 @@ namespace {
 const std::vector<std::string> kGemmVariants =
     miniapp::testing::runnable("matrix", {"gemm-naive", "gemm-tiled", "gemm-kokkos-kernels"});
 
-MeasurementSpec spec_for(MirrorPolicy policy, int repetitions = 2) {
+MeasurementSpec matrix_spec(MirrorPolicy policy, int repetitions = 2) {
   MeasurementSpec s;
   s.policy = policy;
   s.warmup = 1;
@@ -392,16 +392,16 @@ TYPED_TEST(MatrixTest, EveryVariantVerifiesUnderEveryPolicy) {
       matrix::Params p;
       p.op = op;
       matrix::Elementwise<float, Space> k(p, "elementwise", 1001);
-      const Measurement m = measure(k, Space(), spec_for(policy));
+      const Measurement m = measure(k, Space(), matrix_spec(policy));
       EXPECT_TRUE(m.verification.checked);
       EXPECT_TRUE(m.verification.passed) << to_string(policy) << ": " << m.verification.detail;
     }
     for (const std::string& variant : kGemmVariants) {
       matrix::Gemm<float, Space> k(rectangular(), variant, 0);
-      const Measurement m = measure(k, Space(), spec_for(policy));
+      const Measurement m = measure(k, Space(), matrix_spec(policy));
       EXPECT_TRUE(m.verification.passed) << variant << " " << to_string(policy) << ": " << m.verification.detail;
       matrix::Gemm<double, Space> square(matrix::Params{}, variant, 70);
-      const Measurement ms = measure(square, Space(), spec_for(policy));
+      const Measurement ms = measure(square, Space(), matrix_spec(policy));
       EXPECT_TRUE(ms.verification.passed) << variant << " " << to_string(policy) << ": " << ms.verification.detail;
     }
   }
@@ -420,10 +420,10 @@ TYPED_TEST(MatrixTest, TiledGemmLargeTilesVerifyOnPartialTiles) {
       const std::string shape = std::to_string(tiles.m) + "x" + std::to_string(tiles.n) + "x" +
                                 std::to_string(tiles.k) + " beta " + std::to_string(beta) + ": ";
       matrix::Gemm<double, Space> d(p, "gemm-tiled", 0);
-      const Measurement md = measure(d, Space(), spec_for(MirrorPolicy::AllResident, 1));
+      const Measurement md = measure(d, Space(), matrix_spec(MirrorPolicy::AllResident, 1));
       EXPECT_TRUE(md.verification.passed) << shape << md.verification.detail;
       matrix::Gemm<float, Space> f(p, "gemm-tiled", 0);
-      const Measurement mf = measure(f, Space(), spec_for(MirrorPolicy::AllResident, 1));
+      const Measurement mf = measure(f, Space(), matrix_spec(MirrorPolicy::AllResident, 1));
       EXPECT_TRUE(mf.verification.passed) << shape << mf.verification.detail;
     }
   }
@@ -437,8 +437,8 @@ TYPED_TEST(MatrixTest, TiledGemmRunsOfRowTilesVerify) {
   for (const std::size_t tiles_m : {3, 5, 7}) {
     const matrix::Params p = rectangular(32 * tiles_m - 5, 29, 53);
     matrix::Gemm<double, Space> tiled(p, "gemm-tiled", 0), naive(p, "gemm-naive", 0);
-    const Measurement mt = measure(tiled, Space(), spec_for(MirrorPolicy::AllResident, 1));
-    const Measurement mn = measure(naive, Space(), spec_for(MirrorPolicy::AllResident, 1));
+    const Measurement mt = measure(tiled, Space(), matrix_spec(MirrorPolicy::AllResident, 1));
+    const Measurement mn = measure(naive, Space(), matrix_spec(MirrorPolicy::AllResident, 1));
     ASSERT_TRUE(mt.verification.passed) << tiles_m << " row tiles: " << mt.verification.detail;
     ASSERT_TRUE(mn.verification.passed) << mn.verification.detail;
     const std::vector<double> c = values(tiled.c()), reference = values(naive.c());
@@ -461,7 +461,7 @@ TYPED_TEST(MatrixTest, GemmVariantsAgreeAndRepeatedComputeLeavesInputsUnchanged)
   std::vector<double> first;
   for (const std::string& variant : kGemmVariants) {
     matrix::Gemm<double, Space> k(rectangular(), variant, 0);
-    const Measurement m = measure(k, Space(), spec_for(MirrorPolicy::AllResident, 3));
+    const Measurement m = measure(k, Space(), matrix_spec(MirrorPolicy::AllResident, 3));
     ASSERT_TRUE(m.verification.passed) << variant << ": " << m.verification.detail;
     const std::vector<double> c = values(k.c());
     if (first.empty()) {
@@ -520,7 +520,7 @@ namespace {
 template <class Kernel, class Space, class Fields>
 void expect_device_generation_matches_host(const std::string& variant, Fields fields) {
   Kernel on_host(rectangular(), variant, 40), on_device(rectangular(), variant, 40);
-  MeasurementSpec spec = spec_for(MirrorPolicy::InputsResident, 1);
+  MeasurementSpec spec = matrix_spec(MirrorPolicy::InputsResident, 1);
   measure(on_host, Space(), spec);
   spec.generate = Generation::Device;
   const Measurement md = measure(on_device, Space(), spec);

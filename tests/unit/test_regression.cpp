@@ -34,7 +34,7 @@ Verification fit_and_verify(regression::Kernel<Scalar, Space>& k, std::uint64_t 
   return k.verify(std::nullopt);
 }
 
-MeasurementSpec spec_for(MirrorPolicy policy, int repetitions = 1) {
+MeasurementSpec regression_spec(MirrorPolicy policy, int repetitions = 1) {
   MeasurementSpec s;
   s.policy = policy;
   s.warmup = 1;
@@ -110,7 +110,7 @@ TYPED_TEST(RegressionTest, EveryVariantVerifiesUnderEveryPolicyAndVariantsAgree)
       std::vector<double> first;
       for (const std::string& variant : miniapp::testing::runnable("regression", {"blas", "fused"})) {
         regression::Kernel<double, Space> k(p, variant, n);
-        const Measurement m = measure(k, Space(), spec_for(policy, 2));
+        const Measurement m = measure(k, Space(), regression_spec(policy, 2));
         EXPECT_TRUE(m.verification.passed)
             << variant << " " << to_string(policy) << " features " << p.features << ": " << m.verification.detail;
         const std::vector<double> b = fitted(k);
@@ -220,7 +220,7 @@ TYPED_TEST(RegressionTest, Float32VerifiesAgainstTheFloat64Replay) {
   using Space = TypeParam;
   for (const std::string& variant : miniapp::testing::runnable("regression", {"blas", "fused"})) {
     regression::Kernel<float, Space> k(multivariate(8, 500, 0.02), variant, 500);
-    const Measurement m = measure(k, Space(), spec_for(MirrorPolicy::InputsResident));
+    const Measurement m = measure(k, Space(), regression_spec(MirrorPolicy::InputsResident));
     EXPECT_TRUE(m.verification.passed) << variant << ": " << m.verification.detail;
     EXPECT_GT(m.verification.max_abs_error, 0.0);  // float32 does differ from the replay, within bounds
   }
@@ -245,7 +245,7 @@ TYPED_TEST(RegressionTest, SeedMultivariateSettingsReportProgressNotFailure) {
   using Space = TypeParam;
   // lr 0.001 as in the seed, fewer steps: far from the closed form, and said so.
   regression::Kernel<double, Space> k(multivariate(20, 1000, 0.001), "fused", 1000);
-  const Measurement m = measure(k, Space(), spec_for(MirrorPolicy::AllResident));
+  const Measurement m = measure(k, Space(), regression_spec(MirrorPolicy::AllResident));
   EXPECT_TRUE(m.verification.passed) << m.verification.detail;
   EXPECT_NE(m.verification.detail.find("not converged after 1000 steps"), std::string::npos)
       << m.verification.detail;
@@ -324,7 +324,7 @@ TYPED_TEST(RegressionTest, InputsGeneratedOnTheDeviceMatchHostGeneratedOnes) {
   using Space = TypeParam;
   for (const regression::Params& p : {single(10), multivariate(6, 10, 0.01)}) {
     regression::Kernel<double, Space> on_host(p, "fused", 77), on_device(p, "fused", 77);
-    MeasurementSpec spec = spec_for(MirrorPolicy::InputsResident);
+    MeasurementSpec spec = regression_spec(MirrorPolicy::InputsResident);
     const Measurement mh = measure(on_host, Space(), spec);
     spec.generate = Generation::Device;
     const Measurement md = measure(on_device, Space(), spec);

@@ -32,7 +32,7 @@ std::vector<std::string> runnable_variants() {
   return names;
 }
 
-MeasurementSpec spec_for(MirrorPolicy policy) {
+MeasurementSpec solver_spec(MirrorPolicy policy) {
   MeasurementSpec s;
   s.policy = policy;
   s.warmup = 1;
@@ -86,11 +86,11 @@ TYPED_TEST(SolverTest, EveryVariantVerifiesUnderEveryPolicyAndTheyAgree) {
     for (MirrorPolicy policy : policies_for<Space>()) {
       for (auto kind : {solver::MatrixKind::Random, solver::MatrixKind::DiagonallyDominant}) {
         solver::Kernel<double, Space> k(params(5, 4, kind), variant, n);
-        const Measurement m = measure(k, Space(), spec_for(policy));
+        const Measurement m = measure(k, Space(), solver_spec(policy));
         EXPECT_TRUE(m.verification.passed) << variant << " " << to_string(policy) << ": " << m.verification.detail;
         // Same inputs: every variant must find the same x, up to rounding.
         solver::Kernel<double, Space> reference(params(5, 4, kind), "batched-thread", n);
-        measure(reference, Space(), spec_for(MirrorPolicy::AllResident));
+        measure(reference, Space(), solver_spec(MirrorPolicy::AllResident));
         for (std::size_t s = 0; s < 5; ++s)
           for (std::size_t i = 0; i < n; ++i)
             EXPECT_NEAR(k.solutions().host(s, i), reference.solutions().host(s, i),
@@ -109,11 +109,11 @@ TYPED_TEST(SolverTest, DenseBlockedRecursivePanelsAgreeWithTheColumnByColumnFact
   MINIAPP_SKIP_IF_UNAVAILABLE("solver", "dense-blocked");
   const std::size_t n = 150;
   solver::Kernel<double, Space> unblocked(params(2, 1), "dense-blocked", n);
-  const Measurement reference = measure(unblocked, Space(), spec_for(MirrorPolicy::AllResident));
+  const Measurement reference = measure(unblocked, Space(), solver_spec(MirrorPolicy::AllResident));
   ASSERT_TRUE(reference.verification.passed) << reference.verification.detail;
   for (int block_size : {16, 48, 64, 100, 200}) {
     solver::Kernel<double, Space> k(params(2, block_size), "dense-blocked", n);
-    const Measurement m = measure(k, Space(), spec_for(MirrorPolicy::AllResident));
+    const Measurement m = measure(k, Space(), solver_spec(MirrorPolicy::AllResident));
     EXPECT_TRUE(m.verification.passed) << "block_size " << block_size << ": " << m.verification.detail;
     for (std::size_t s = 0; s < 2; ++s)
       for (std::size_t i = 0; i < n; ++i)
@@ -156,7 +156,7 @@ TYPED_TEST(SolverTest, DenseBlockedOrdersOnePastAPanelVerify) {
   const std::pair<int, std::size_t> cases[] = {{64, 17}, {64, 33}, {64, 65}, {16, 49}, {32, 97}, {4, 9}};
   for (const auto& [block_size, n] : cases) {
     solver::Kernel<double, Space> k(params(2, block_size), "dense-blocked", n);
-    const Measurement m = measure(k, Space(), spec_for(MirrorPolicy::AllResident));
+    const Measurement m = measure(k, Space(), solver_spec(MirrorPolicy::AllResident));
     EXPECT_TRUE(m.verification.passed) << "block_size " << block_size << ", n " << n << ": " << m.verification.detail;
   }
 }
@@ -232,10 +232,10 @@ TYPED_TEST(SolverTest, EveryBatchedVariantVerifiesOnEveryOrderTheDecksDraw) {
       if (variant == "batched-team" && n > solver::largest_team_system<double, Space>(1)) continue;
       for (auto kind : {solver::MatrixKind::Random, solver::MatrixKind::DiagonallyDominant}) {
         solver::Kernel<double, Space> k64(params(16, 64, kind), variant, n);
-        const Measurement m64 = measure(k64, Space(), spec_for(MirrorPolicy::AllResident));
+        const Measurement m64 = measure(k64, Space(), solver_spec(MirrorPolicy::AllResident));
         EXPECT_TRUE(m64.verification.passed) << variant << " float64 n " << n << ": " << m64.verification.detail;
         solver::Kernel<float, Space> k32(params(16, 64, kind), variant, n);
-        const Measurement m32 = measure(k32, Space(), spec_for(MirrorPolicy::AllResident));
+        const Measurement m32 = measure(k32, Space(), solver_spec(MirrorPolicy::AllResident));
         EXPECT_TRUE(m32.verification.passed) << variant << " float32 n " << n << ": " << m32.verification.detail;
       }
     }
@@ -261,10 +261,10 @@ TYPED_TEST(SolverTest, BatchedThreadSolvesEverySystemOfEveryRun) {
     const std::size_t expected = !kHost ? 0 : systems > slices ? slices : systems;
     EXPECT_EQ(solver::thread_work_slices(Space(), systems), expected);
     solver::Kernel<double, Space> thread(params(systems), "batched-thread", 12);
-    const Measurement m = measure(thread, Space(), spec_for(MirrorPolicy::AllResident));
+    const Measurement m = measure(thread, Space(), solver_spec(MirrorPolicy::AllResident));
     EXPECT_TRUE(m.verification.passed) << m.verification.detail;
     solver::Kernel<double, Space> team(params(systems), "batched-team", 12);
-    EXPECT_TRUE(measure(team, Space(), spec_for(MirrorPolicy::AllResident)).verification.passed);
+    EXPECT_TRUE(measure(team, Space(), solver_spec(MirrorPolicy::AllResident)).verification.passed);
     for (std::size_t s = 0; s < systems; ++s)
       for (std::size_t i = 0; i < 12; ++i)
         EXPECT_NEAR(thread.solutions().host(s, i), team.solutions().host(s, i),
@@ -343,7 +343,7 @@ TYPED_TEST(SolverTest, KokkosKernelsVariantPassesTheSystemStaticPivotingFailed) 
   using Space = TypeParam;
   MINIAPP_SKIP_IF_UNAVAILABLE("solver", "batched-kokkos-kernels");
   solver::Kernel<float, Space> k(params(658), "batched-kokkos-kernels", 129);
-  const Measurement m = measure(k, Space(), spec_for(MirrorPolicy::AllResident));
+  const Measurement m = measure(k, Space(), solver_spec(MirrorPolicy::AllResident));
   EXPECT_TRUE(m.verification.passed) << m.verification.detail;
   EXPECT_LT(m.verification.max_rel_error, 1.0) << m.verification.detail;  // the largest scaled residual
 }
@@ -375,8 +375,8 @@ TYPED_TEST(SolverTest, DenseVendorAgreesWithDenseBlockedOnLargerSystems) {
   MINIAPP_SKIP_IF_UNAVAILABLE("solver", "dense-blocked");
   for (const std::size_t n : {129, 300}) {
     solver::Kernel<double, Space> vendor(params(2, 64), "dense-vendor", n), blocked(params(2, 64), "dense-blocked", n);
-    const Measurement mv = measure(vendor, Space(), spec_for(MirrorPolicy::AllResident));
-    const Measurement mb = measure(blocked, Space(), spec_for(MirrorPolicy::AllResident));
+    const Measurement mv = measure(vendor, Space(), solver_spec(MirrorPolicy::AllResident));
+    const Measurement mb = measure(blocked, Space(), solver_spec(MirrorPolicy::AllResident));
     ASSERT_TRUE(mv.verification.passed) << n << ": " << mv.verification.detail;
     ASSERT_TRUE(mb.verification.passed) << n << ": " << mb.verification.detail;
     for (std::size_t s = 0; s < 2; ++s)
@@ -391,7 +391,7 @@ TYPED_TEST(SolverTest, SinglePrecisionPasses) {
   using Space = TypeParam;
   for (const std::string& variant : runnable_variants()) {
     solver::Kernel<float, Space> k(params(3, 8), variant, 40);
-    const Measurement m = measure(k, Space(), spec_for(MirrorPolicy::InputsResident));
+    const Measurement m = measure(k, Space(), solver_spec(MirrorPolicy::InputsResident));
     EXPECT_TRUE(m.verification.passed) << variant << ": " << m.verification.detail;
   }
 }
@@ -417,7 +417,7 @@ TYPED_TEST(SolverTest, SingularGeneratorFailsEverySystem) {
   using Space = TypeParam;
   for (const std::string& variant : runnable_variants()) {
     solver::Kernel<double, Space> k(params(3, 4, solver::MatrixKind::Singular), variant, 10);
-    const Measurement m = measure(k, Space(), spec_for(MirrorPolicy::AllResident));
+    const Measurement m = measure(k, Space(), solver_spec(MirrorPolicy::AllResident));
     EXPECT_FALSE(m.verification.passed) << variant;
     EXPECT_NE(m.verification.detail.find("3 singular"), std::string::npos) << m.verification.detail;
     EXPECT_NE(m.verification.detail.find("system 0 is singular"), std::string::npos) << m.verification.detail;
@@ -459,7 +459,7 @@ TYPED_TEST(SolverTest, UnflaggedSingularSystemIsCaughtByTheHostReference) {
 TYPED_TEST(SolverTest, InputsGeneratedOnTheDeviceEqualHostGeneratedOnes) {
   using Space = TypeParam;
   solver::Kernel<float, Space> on_host(params(3), "batched-team", 7), on_device(params(3), "batched-team", 7);
-  MeasurementSpec spec = spec_for(MirrorPolicy::InputsResident);
+  MeasurementSpec spec = solver_spec(MirrorPolicy::InputsResident);
   measure(on_host, Space(), spec);
   spec.generate = Generation::Device;
   const Measurement md = measure(on_device, Space(), spec);

@@ -20,7 +20,7 @@ namespace miniapp::submit {
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: miniapp queue-wait [options]
+constexpr const char* kQueueWaitUsage = R"(usage: miniapp queue-wait [options]
 
 How long jobs waited in each partition, by job size (seed 003): the median wait between
 submission and start, and the number of jobs, per size bin. Size: allocated CPUs x time limit in
@@ -236,7 +236,7 @@ QueueWaitTable queue_wait_table(const std::vector<AccountedJob>& jobs, const std
 
 namespace {
 
-struct Options {
+struct QueueWaitOptions {
   std::vector<std::string> partitions;
   bool memory = false, help = false;
   Bins bins;
@@ -257,8 +257,8 @@ Bins parse_bins(const std::string& v) {
   return bins;
 }
 
-Options parse(int argc, char** argv) {
-  Options o;
+QueueWaitOptions parse_queue_wait(int argc, char** argv) {
+  QueueWaitOptions o;
   OptionParser()
       .flag("-h,--help", [&] { o.help = true; })
       .flag("-m,--memory", [&] { o.memory = true; })
@@ -274,7 +274,7 @@ Options parse(int argc, char** argv) {
 }
 
 // sacct's output: from --from FILE (- for stdin), else sacct itself; nothing after saying why not.
-std::optional<std::string> accounting(const Options& o, int& code) {
+std::optional<std::string> accounting(const QueueWaitOptions& o, int& code) {
   if (!o.from.empty()) {
     std::ifstream file;
     if (o.from != "-") {
@@ -308,14 +308,14 @@ std::optional<std::string> accounting(const Options& o, int& code) {
 }  // namespace
 
 int run_queue_wait(int argc, char** argv) {
-  Options o;
+  QueueWaitOptions o;
   try {
-    o = parse(argc, argv);
+    o = parse_queue_wait(argc, argv);
   } catch (const UsageError& e) {
     return usage_error("miniapp queue-wait", e);
   }
   if (o.help) {
-    std::cout << kUsage;
+    std::cout << kQueueWaitUsage;
     return exit_code::kAllVerified;
   }
   int code = exit_code::kAllVerified;
