@@ -360,25 +360,30 @@ class FreshRun(unittest.TestCase):
         self.assertIn(f"- {len(device) - 3} measurement(s) with gpu_energy null", md)
         self.assertNotIn("without gpu_energy", md)
 
-    def test_the_advisors_answer_is_quoted(self):
-        self.assertIn("No advise.txt: the advisor's sweep did not run", self.md)
-        run_dir = os.path.join(self.tmp, "advised-run")
+    def section_with_file(self, name, heading, text):
+        """The summary's section under `heading` for a copy of this run with `name` holding `text`."""
+        run_dir = os.path.join(self.tmp, "with-" + name)
         shutil.copytree(self.run_dir, run_dir)
-        with open(os.path.join(run_dir, "advise.txt"), "w") as f:
-            f.write("miniapp advise: x\n\nRecommendation (fastest measured configuration per size; measurements "
-                    "only):\n  case-a (distance, float32): n <= 512: openmp (16 threads); n >= 2048: cuda, "
-                    "all-resident\n\nLink bandwidth used: 25 GB/s\n\n== case-a / direct / float32 (3 sizes)\n"
-                    "  transfers (seed 003) ...\n  at n = 2048, one cuda device (data resident) does the work of "
-                    "41.0 serial cores at ...; openmp at 16 threads is still 3.1x slower\n"
-                    "    model check, measured / predicted: resident 2.76x at n = 2048\n\nNotes:\n"
-                    "  the H100 prediction against the device's measurements, data resident: measured/predicted "
-                    "median 4.64x over 35 size(s)\n  measured at one size only, so no crossover ...\n"
-                    "  case-a / direct / float32: copying every iteration through pinned host memory would beat the "
-                    "best host space from n = 512 (predicted ...); measured through the pageable mirrors, it never "
-                    "did\n")
+        with open(os.path.join(run_dir, name), "w") as f:
+            f.write(text)
         proc, md = run_summary(run_dir)
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        section = md.split("## The advisor's answer", 1)[1].split("\n## ", 1)[0]
+        return md.split(heading, 1)[1].split("\n## ", 1)[0]
+
+    def test_the_advisors_answer_is_quoted(self):
+        self.assertIn("No advise.txt: the advisor's sweep did not run", self.md)
+        advice = ("miniapp advise: x\n\nRecommendation (fastest measured configuration per size; measurements "
+                  "only):\n  case-a (distance, float32): n <= 512: openmp (16 threads); n >= 2048: cuda, "
+                  "all-resident\n\nLink bandwidth used: 25 GB/s\n\n== case-a / direct / float32 (3 sizes)\n"
+                  "  transfers (seed 003) ...\n  at n = 2048, one cuda device (data resident) does the work of "
+                  "41.0 serial cores at ...; openmp at 16 threads is still 3.1x slower\n"
+                  "    model check, measured / predicted: resident 2.76x at n = 2048\n\nNotes:\n"
+                  "  the H100 prediction against the device's measurements, data resident: measured/predicted "
+                  "median 4.64x over 35 size(s)\n  measured at one size only, so no crossover ...\n"
+                  "  case-a / direct / float32: copying every iteration through pinned host memory would beat the "
+                  "best host space from n = 512 (predicted ...); measured through the pageable mirrors, it never "
+                  "did\n")
+        section = self.section_with_file("advise.txt", "## The advisor's answer", advice)
         self.assertIn("n <= 512: openmp (16 threads); n >= 2048: cuda, all-resident", section)
         self.assertIn("does the work of 41.0 serial cores", section)
         self.assertIn("== case-a / direct / float32", section)
@@ -392,18 +397,13 @@ class FreshRun(unittest.TestCase):
 
     def test_the_peers_tables_are_quoted(self):
         self.assertIn("No peers.md: the peers step did not finish", self.md)
-        run_dir = os.path.join(self.tmp, "peers-run")
-        shutil.copytree(self.run_dir, run_dir)
-        table = ("| workload | NumPy form | mini-app variant | NumPy ms | mini-app ms | ratio |\n|---|---|---|---|---|---|\n"
-                 "| distance 4096 float64 | einsum + matmul | direct | 251 | 2.19 | 114.75x |\n\n"
-                 "Not run: Numba, distance 4096 float64: its form failed (AttributeError: x).\n")
-        with open(os.path.join(run_dir, "peers.md"), "w") as f:
-            f.write(table)
-        proc, md = run_summary(run_dir)
-        self.assertEqual(proc.returncode, 0, proc.stderr)
-        section = md.split("## Peers: the seeds' Python forms in the same run", 1)[1].split("\n## ", 1)[0]
-        self.assertIn("| distance 4096 float64 | einsum + matmul | direct | 251 | 2.19 | 114.75x |", section)
-        self.assertIn("Not run: Numba, distance 4096 float64: its form failed (AttributeError: x).", section)
+        quoted = ["| workload | NumPy form | mini-app variant | NumPy ms | mini-app ms | ratio |",
+                  "|---|---|---|---|---|---|",
+                  "| distance 4096 float64 | einsum + matmul | direct | 251 | 2.19 | 114.75x |", "",
+                  "Not run: Numba, distance 4096 float64: its form failed (AttributeError: x)."]
+        section = self.section_with_file("peers.md", "## Peers: the seeds' Python forms in the same run",
+                                         "\n".join(quoted) + "\n")
+        self.assertEqual([line for line in quoted if line not in section], [])
         self.assertNotIn("No peers.md", section)
 
     def test_kernel_times_name_each_compute_phases_largest_kernels(self):
