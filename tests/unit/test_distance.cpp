@@ -260,6 +260,8 @@ TYPED_TEST(DistanceTest, FlatMappingOfDirectEqualsDirectExactly) {
       expect_flat_equals_direct<3, Space>(dim, 301, 0, 301, squared);
       expect_flat_equals_direct<4, Space>(dim, 301, 0, 301, squared);
       expect_flat_equals_direct<8, Space>(dim, 301, 0, 301, squared);
+      expect_flat_equals_direct<16, Space>(dim, 301, 0, 301, squared);
+      expect_flat_equals_direct<16, Space>(dim, 3, 1, 2, squared);
       expect_flat_equals_direct<entries_per_thread, Space>(dim, 301, 37, 100, squared);
       expect_flat_equals_direct<entries_per_thread, Space>(dim, 3, 1, 2, squared);  // fewer columns than K
     }

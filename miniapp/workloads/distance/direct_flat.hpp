@@ -23,7 +23,7 @@ namespace miniapp::distance::kernels {
 template <int K, int Dim, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
 void direct_flat_rows(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
                       int runtime_dim, bool squared) {
-  static_assert(K >= 1 && K <= 8, "entries per thread");
+  static_assert(K >= 1 && K <= 16, "entries per thread");
   using Scalar = typename Out::non_const_value_type;
   const int dim = Dim > 0 ? Dim : runtime_dim;
   const auto n = static_cast<std::int64_t>(points.extent(0));
