@@ -490,13 +490,13 @@ def section_advice(run, directory):
     return "\n".join(lines)
 
 
-def section_peers(run, directory):
+def section_peers(directory):
     """benchmarks/peers.py's tables as it wrote them (peers.md): NumPy beside the host space, the
     GPU libraries beside the device space, and why each library or form that did not run did not."""
     path = os.path.join(directory, "peers.md")
     head = "## Peers: the seeds' Python forms in the same run"
     if not os.path.isfile(path):
-        return f"{head}\n\nNo peers.md: the peers step did not finish (see the steps above)."
+        return f"{head}\n\nNo peers.md: the peers step did not run through (see the steps above)."
     with open(path, errors="replace") as f:
         text = f.read().strip()
     return f"{head}\n\nFrom `{os.path.basename(os.path.normpath(directory))}/peers.md` (peers.json holds the same):\n\n{text}"
@@ -545,7 +545,7 @@ def summarize(directory):
              "(raw results: results.json per deck, benchmark JSON, JUnit XML, logs).")
     parts = [title, intro, section_machine(run), section_steps(run), section_unit_tests(run),
              section_seed000(run), section_decks(run), section_energy(run), section_advice(run, directory),
-             section_peers(run, directory), section_benchmarks(run), section_kernel_times(run), section_verification(run)]
+             section_peers(directory), section_benchmarks(run), section_kernel_times(run), section_verification(run)]
     return "\n\n".join(parts) + "\n"
 
 

@@ -396,7 +396,7 @@ class FreshRun(unittest.TestCase):
         self.assertNotIn("transfers (seed 003)", section)
 
     def test_the_peers_tables_are_quoted(self):
-        self.assertIn("No peers.md: the peers step did not finish", self.md)
+        self.assertIn("No peers.md: the peers step did not run through", self.md)
         quoted = ["| workload | NumPy form | mini-app variant | NumPy ms | mini-app ms | ratio |",
                   "|---|---|---|---|---|---|",
                   "| distance 4096 float64 | einsum + matmul | direct | 251 | 2.19 | 114.75x |", "",
