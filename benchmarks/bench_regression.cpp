@@ -86,9 +86,10 @@ void stream_read(benchmark::State& state) {
 // spaces where PackedGradient does not, and on devices for narrow rows), and on device spaces
 // `regression-sums-lanes<L>`, TeamGradient with L lanes across a row (fused_sums:
 // kTeamGradientLanes, 4 for float32 and 8 for float64; `-c1` one column per lane per step instead
-// of kTeamGradientChunk). X is all ones and beta 1 / cols, so every residual is 1 (to rounding)
-// and the loss sum counts the rows read.
-template <class Scalar, class Space, int Lanes, int Chunk = regression::kTeamGradientChunk>
+// of kTeamGradientChunk), and `regression-sums-registers-lanes<L>`, its register form (what
+// fused_sums runs on device spaces for rows of up to 64 columns). X is all ones and beta 1 / cols,
+// so every residual is 1 (to rounding) and the loss sum counts the rows read.
+template <class Scalar, class Space, int Lanes, int Chunk = regression::kTeamGradientChunk, int RegisterColumns = 0>
 void gradient_sums(benchmark::State& state) {
   using MemorySpace = typename Space::memory_space;
   const auto n = static_cast<std::size_t>(state.range(0));
@@ -106,7 +107,8 @@ void gradient_sums(benchmark::State& state) {
   Kokkos::View<Scalar*, MemorySpace> partials(
       "partials", Lanes > 0 ? regression::team_gradient_partials_size<Scalar, Space, kLanes>(n, cols) : 0);
   time_iterations(state, space, [&] {
-    if constexpr (Lanes > 0) regression::team_gradient_sums<kLanes, Chunk>(space, x, y, beta, partials, sums);
+    if constexpr (Lanes > 0)
+      regression::team_gradient_sums<kLanes, Chunk, RegisterColumns>(space, x, y, beta, partials, sums);
     else regression::range_gradient_sums(space, x, y, beta, sums);
   });
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
@@ -114,6 +116,34 @@ void gradient_sums(benchmark::State& state) {
     state.SkipWithError("the gradient sums did not see every row of X once");
   rate_counters(state, {0, static_cast<double>(x.span() * sizeof(Scalar)), 0});
 }
+
+#if MINIAPP_HOST_SIMD
+// One pass of PackedGradient, the sums fused_sums runs on host spaces (`regression-sums-packed`),
+// and the same with every row in blocks of a pack's width of rows (`-blocks`: MaxResidentPacks
+// 0), which the default form takes only for rows wider than its resident packs. Same data and
+// check as gradient_sums.
+template <class Scalar, class Space, int MaxResidentPacks, int HeldPacks = regression::kPackedHeldPacks<Scalar>>
+void packed_sums(benchmark::State& state) {
+  using MemorySpace = typename Space::memory_space;
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const auto cols = static_cast<std::size_t>(state.range(1)) + 1;
+  Kokkos::View<Scalar**, Kokkos::LayoutRight, MemorySpace> x("x", n, cols);
+  Kokkos::View<Scalar*, Kokkos::LayoutRight, MemorySpace> y("y", n), beta("beta", cols), sums("sums", cols + 1);
+  Kokkos::deep_copy(x, Scalar(1));
+  Kokkos::deep_copy(beta, Scalar(1) / static_cast<Scalar>(cols));
+  const Space space;
+  const regression::PackedGradient<Scalar, MemorySpace, MaxResidentPacks, HeldPacks> f{
+      x, y, beta, static_cast<unsigned>(cols + 1)};
+  time_iterations(state, space, [&] {
+    Kokkos::parallel_reduce("bench::packed_sums",
+                            Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, f.calls(n)), f, sums);
+  });
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
+  if (std::abs(static_cast<double>(host(cols)) - static_cast<double>(n)) > 1e-3 * static_cast<double>(n))
+    state.SkipWithError("the gradient sums did not see every row of X once");
+  rate_counters(state, {0, static_cast<double>(x.span() * sizeof(Scalar)), 0});
+}
+#endif
 
 // Gradient steps, range(2) of them per timed call (one unless given). One step per call for the
 // large shapes (the start kernel that zeroes beta costs microseconds against milliseconds): with
@@ -155,6 +185,13 @@ void register_for_precision(const std::string& precision) {
           ->Unit(benchmark::kMillisecond);
     };
     sums("rows", gradient_sums<Scalar, Space, 0>);
+#if MINIAPP_HOST_SIMD
+    if constexpr (is_host_space<Space>()) {
+      sums("packed", packed_sums<Scalar, Space, regression::kPackedResidentPacks<Scalar>>);
+      sums("packed-blocks", packed_sums<Scalar, Space, 0>);
+      sums("packed-lean", packed_sums<Scalar, Space, regression::kPackedResidentPacks<Scalar>, 0>);
+    }
+#endif
     if constexpr (!is_host_space<Space>()) {
       // a row of 51 values: 4 lanes x 8 columns take it in two steps, the second one 19 columns
       // wide; 2 lanes and 16-column chunks are the shapes around fused_sums' choices
@@ -165,6 +202,11 @@ void register_for_precision(const std::string& precision) {
       sums("lanes8-c1", gradient_sums<Scalar, Space, 8, 1>);  // a column per step: the loop before chunks
       sums("lanes16", gradient_sums<Scalar, Space, 16>);
       sums("lanes32", gradient_sums<Scalar, Space, 32>);
+      // the register form at 4, 8 and 16 lanes (16, 8 and 4 columns of the 64 a lane)
+      constexpr int kChunk = regression::kTeamGradientChunk, kColumns = regression::kTeamGradientRegisterColumns;
+      sums("registers-lanes4", gradient_sums<Scalar, Space, 4, kChunk, kColumns>);
+      sums("registers-lanes8", gradient_sums<Scalar, Space, 8, kChunk, kColumns>);
+      sums("registers-lanes16", gradient_sums<Scalar, Space, 16, kChunk, kColumns>);
     }
     for (const VariantInfo& v : regression::RegressionWorkload::variants())
       if (v.unavailable_reason.empty())

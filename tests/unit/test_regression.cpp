@@ -158,13 +158,60 @@ TYPED_TEST(RegressionTest, FusedCoversEveryRowBlockAndColumnTail) {
   }
 }
 
+// PackedGradient, the form fused_sums takes on host spaces, gives FusedGradient's sums to rounding
+// in each of its three loops, whichever the build's ISA picks for a row width: rows held in
+// registers, only the sums held with two rows a step (lean_rows: float64 past 8 packs in AVX2
+// builds), and blocks of rows (past 16 packs). Widths of 1, 2, 3, 13 and 16 packs of float64 and
+// one past, with and without a tail; row counts around a call's 64 rows and odd ones (lean_rows'
+// last row alone).
+TYPED_TEST(RegressionTest, PackedGradientLoopsGiveFusedGradientSums) {
+  using Space = TypeParam;
+#if MINIAPP_HOST_SIMD
+  if constexpr (!is_host_space<Space>()) {
+    GTEST_SKIP() << "PackedGradient is the host spaces' form; devices take TeamGradient";
+  } else {
+    using Memory = typename Space::memory_space;
+    using Range = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
+    for (const std::size_t cols : {4u, 8u, 9u, 51u, 52u, 64u, 71u}) {
+      for (const std::size_t n : {1u, 63u, 64u, 65u, 130u, 1001u}) {
+        SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(cols));
+        Kokkos::View<double**, Kokkos::LayoutRight, Memory> x("x", n, cols);
+        Kokkos::View<double*, Kokkos::LayoutRight, Memory> y("y", n), beta("beta", cols);
+        for (std::size_t i = 0; i < n; ++i) {
+          for (std::size_t j = 0; j < cols; ++j) x(i, j) = std::sin(0.37 * static_cast<double>(i * cols + j) + 0.1);
+          y(i) = std::cos(0.11 * static_cast<double>(i));
+        }
+        for (std::size_t j = 0; j < cols; ++j) beta(j) = 0.5 - 0.03 * static_cast<double>(j);
+        Kokkos::View<double*, Kokkos::LayoutRight, Memory> range("range", cols + 1);
+        regression::range_gradient_sums(Space(), x, y, beta, range);
+        const auto check = [&](auto form, const char* name) {
+          Kokkos::View<double*, Kokkos::LayoutRight, Memory> sums("sums", cols + 1);
+          const decltype(form) f{x, y, beta, static_cast<unsigned>(cols + 1)};
+          Kokkos::parallel_reduce("test::packed", Range(Space(), 0, f.calls(n)), f, sums);
+          Kokkos::fence();
+          for (std::size_t j = 0; j <= cols; ++j)
+            EXPECT_NEAR(sums(j), range(j), 1e-12 * (static_cast<double>(n) + std::abs(range(j)))) << name << ", sum " << j;
+        };
+        check(regression::PackedGradient<double, Memory, 16, 16>{}, "held");
+        check(regression::PackedGradient<double, Memory, 16, 0>{}, "two rows a step");
+        check(regression::PackedGradient<double, Memory, 0, 0>{}, "blocks");
+        check(regression::PackedGradient<double, Memory>{}, "the build's choice");
+      }
+    }
+  }
+#else
+  GTEST_SKIP() << "this build has no host SIMD packs (MINIAPP_HOST_SIMD is 0: a device backend or another compiler)";
+#endif
+}
+
 // TeamGradient, the form fused_sums takes on device spaces (8 lanes per row, 32 threads to a team,
 // up to 32 rows per thread), gives FusedGradient's sums to rounding: row counts that end a team's
 // block early or leave a team a few rows, and on host spaces blocks of 1 to 32 rows per thread
 // (team_rows: the rows over the space's threads); models of 2, 9, 51 and 71 columns (shorter and
 // longer than the 8 lanes and than a warp). Run on every space, so the host builds check the GPU
 // form's arithmetic too; partials too small for the teams are refused. A column per lane per step
-// (Chunk 1) as well.
+// (Chunk 1) as well, and the register form (fused_sums' choice on devices up to 64 columns) for
+// the rows it takes; a wider X is refused by it.
 TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
   using Space = TypeParam;
   using Memory = typename Space::memory_space;
@@ -202,6 +249,15 @@ TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
       regression::team_gradient_sums<8, 1>(Space(), x, y, beta, partials, single);
       regression::team_gradient_sums<4>(Space(), x, y, beta, partials4, four);
       regression::range_gradient_sums(Space(), x, y, beta, range);
+      constexpr int kColumns = regression::kTeamGradientRegisterColumns;
+      Kokkos::View<double*, Kokkos::LayoutRight, Memory> registers("registers", cols + 1);
+      if (cols <= static_cast<std::size_t>(kColumns))
+        regression::team_gradient_sums<0, regression::kTeamGradientChunk, kColumns>(Space(), x, y, beta, partials,
+                                                                                   registers);
+      else
+        EXPECT_THROW((regression::team_gradient_sums<0, regression::kTeamGradientChunk, kColumns>(
+                         Space(), x, y, beta, partials, registers)),
+                     std::logic_error);
       Kokkos::fence();
       auto ht = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), teams);
       auto hs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), single);
@@ -211,6 +267,11 @@ TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
         EXPECT_NEAR(ht(j), hr(j), 1e-12 * (static_cast<double>(n) + std::abs(hr(j)))) << "sum " << j;
         EXPECT_NEAR(hs(j), hr(j), 1e-12 * (static_cast<double>(n) + std::abs(hr(j)))) << "sum " << j << ", chunk 1";
         EXPECT_NEAR(hf(j), hr(j), 1e-12 * (static_cast<double>(n) + std::abs(hr(j)))) << "sum " << j << ", 4 lanes";
+      }
+      if (cols <= static_cast<std::size_t>(kColumns)) {
+        auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), registers);
+        for (std::size_t j = 0; j <= cols; ++j)
+          EXPECT_NEAR(hg(j), hr(j), 1e-12 * (static_cast<double>(n) + std::abs(hr(j)))) << "sum " << j << ", registers";
       }
     }
   }

@@ -233,10 +233,11 @@ void range_gradient_sums(const Space& space, const X& x, const Y& y, const Beta&
 }
 
 // One pass over X: the gradient sums and the sum of squared residuals into fit.sums. Host spaces:
-// PackedGradient where a row fills a pack, else FusedGradient; device spaces: TeamGradient (8 lanes
-// across each row) where a row fills its lanes and its scratch fits, else FusedGradient. Rows of
-// fewer columns leave lanes idle: at 2 columns (one feature) on the H200 a warp per row took
-// 0.25 ms a step in float64, FusedGradient 0.037 ms (Kokkos 3.4.01, another day).
+// PackedGradient where a row fills a pack, else FusedGradient; device spaces: TeamGradient (4 or 8
+// lanes across each row) where a row fills its lanes and its scratch fits, in its register form
+// for rows of up to kTeamGradientRegisterColumns columns, else FusedGradient. Rows of fewer
+// columns leave lanes idle: at 2 columns (one feature) on the H200 a warp per row took 0.25 ms a
+// step in float64, FusedGradient 0.037 ms (Kokkos 3.4.01, another day).
 template <class Space, class X, class Y, class F, MINIAPP_KERNEL_UNIT>
 void fused_sums(const Space& space, const X& x, const Y& y, const F& fit) {
   using Scalar = typename F::View::value_type;
@@ -253,6 +254,13 @@ void fused_sums(const Space& space, const X& x, const Y& y, const F& fit) {
   }
 #endif
   if constexpr (!is_host_space<Space>()) {
+    using InRegisters = TeamGradient<Scalar, Space, kTeamGradientLanes<Scalar>, kTeamGradientChunk,
+                                     kTeamGradientRegisterColumns>;
+    if (InRegisters::takes(cols) && team_gradient_fits<Scalar, Space>(cols)) {
+      team_gradient_sums<0, kTeamGradientChunk, kTeamGradientRegisterColumns>(space, x, y, fit.beta, fit.partials,
+                                                                               fit.sums);
+      return;
+    }
     if (cols >= static_cast<std::size_t>(TeamGradient<Scalar, Space>::kLanes) && team_gradient_fits<Scalar, Space>(cols)) {
       team_gradient_sums(space, x, y, fit.beta, fit.partials, fit.sums);
       return;

@@ -20,17 +20,34 @@ namespace miniapp::regression {
 // - Models of up to kMaxResidentPacks packs (P <= 127 float32, P <= 63 float64): a row at a time,
 //   its packs held in registers from its dot product to its update, so X is loaded once, and the
 //   gradient sums in registers for the whole call. The pack count is a template parameter, which
-//   is what lets the compiler keep both arrays in registers.
+//   is what lets the compiler keep both arrays in registers. Past HeldPacks packs (where beta, a
+//   row and the sums no longer fit the ISA's registers) only the sums stay there and the loop
+//   takes two rows a step (lean_rows).
 // - Wider models: blocks of one pack's width of rows (8 float32 or 4 float64), whose dot products
 //   come out of their accumulators in one transpose_sum, one lane per row; each row is loaded
 //   twice, once for the dot product and once, from L1, for the update. Rows that wide would
 //   spill from registers, which costs more than the second load (docs/tuning-notes.md).
-template <class Scalar, class MemorySpace>
+// The widest row, in packs, that PackedGradient holds in registers (below).
+template <class Scalar>
+inline constexpr int kPackedResidentPacks = 16;
+
+// The widest row, in packs, whose beta and values PackedGradient also holds in registers (below):
+// half the ISA's vector registers. Wider rows up to kPackedResidentPacks keep only the sums in
+// registers and take two rows a step (lean_rows). Intel Xeon (family 6 model 167), 2 threads,
+// 10^6 x 51, `regression-sums-packed` against `-lean`, one run: built for AVX2 (16 registers)
+// float64's 13 packs held took 23.6 ms, two rows a step 17.7, one read of X 16.2; float32's 7
+// packs held 8.67, two rows 9.20. Built for AVX-512 (32 registers): held 17.2 and 9.34, two rows
+// 19.0 and 10.5.
+template <class Scalar>
+inline constexpr int kPackedHeldPacks = simd::kHostVectorRegisters / 2;
+
+template <class Scalar, class MemorySpace, int MaxResidentPacks = kPackedResidentPacks<Scalar>,
+          int HeldPacks = kPackedHeldPacks<Scalar>>
 struct PackedGradient {
   using Pack = simd::Pack<Scalar>;
   using pack = typename Pack::type;
   static constexpr int kWidth = Pack::width;
-  static constexpr int kMaxResidentPacks = 16;
+  static constexpr int kMaxResidentPacks = MaxResidentPacks;
   static constexpr std::int64_t kRowsPerCall = 64;
   // How far ahead of its row the resident loop asks for X: 8 rows of P = 50 (1.6 KiB in float32)
   // left an AMD EPYC (Zen 5), which reads X at twice an Ice Lake's rate, waiting on memory.
@@ -48,10 +65,13 @@ struct PackedGradient {
     const auto n = static_cast<std::int64_t>(x.extent(0));
     const std::int64_t first = call * kRowsPerCall, last = first + kRowsPerCall < n ? first + kRowsPerCall : n;
     const int packs = static_cast<int>((value_count - 1 + kWidth - 1) / kWidth);
-    if (packs <= kMaxResidentPacks)
-      resident(std::make_integer_sequence<int, kMaxResidentPacks>(), packs, first, last, sums);
-    else
-      blocks(first, last, sums);
+    if constexpr (kMaxResidentPacks > 0) {
+      if (packs <= kMaxResidentPacks) {
+        resident(std::make_integer_sequence<int, kMaxResidentPacks>(), packs, first, last, sums);
+        return;
+      }
+    }
+    blocks(first, last, sums);
   }
 
   // beta's last pack, columns [cols - width, cols), with its first width - fresh lanes (columns
@@ -69,6 +89,10 @@ struct PackedGradient {
 
   template <int K>
   void resident_rows(const std::int64_t first, const std::int64_t last, value_type sums) const {
+    if constexpr (K > HeldPacks) {
+      lean_rows<K>(first, last, sums);
+      return;
+    }
     const std::int64_t cols = value_count - 1;
     const int fresh = static_cast<int>(cols - (K - 1) * kWidth);  // lanes of the last pack not in the one before
     pack b[K];
@@ -101,6 +125,52 @@ struct PackedGradient {
       const Scalar r = Pack::sum(even + odd) - y(i);
       squares += r * r;
       for (int k = 0; k < K; ++k) g[k] += xk[k] * r;
+    }
+    for (int k = 0; k + 1 < K; ++k) Pack::store(sums + k * kWidth, Pack::load(sums + k * kWidth) + g[k]);
+    for (int l = kWidth - fresh; l < kWidth; ++l) sums[cols - kWidth + l] += g[K - 1][l];
+    sums[cols] += squares;
+  }
+
+  // resident_rows with only the sums in registers, two rows at a time: beta read from L1 once
+  // for both rows' dot products, and the rows read again, from L1, for the update.
+  template <int K>
+  void lean_rows(const std::int64_t first, const std::int64_t last, value_type sums) const {
+    const std::int64_t cols = value_count - 1;
+    const int fresh = static_cast<int>(cols - (K - 1) * kWidth);
+    const Scalar* const b = beta.data();
+    const pack last_beta = tail_beta(cols, fresh);
+    pack g[K] = {};
+    Scalar squares = 0;
+    const auto n = static_cast<std::int64_t>(x.extent(0));
+    const std::int64_t row_bytes = cols * static_cast<std::int64_t>(sizeof(Scalar));
+    const std::int64_t ahead_rows = (kAheadBytes + row_bytes - 1) / row_bytes;
+    constexpr int kLines = (2 * K * kWidth * static_cast<int>(sizeof(Scalar)) + 63) / 64;
+    const auto offset = [&](const int k) { return k + 1 < K ? k * kWidth : cols - kWidth; };
+    std::int64_t i = first;
+    for (; i + 1 < last; i += 2) {
+      const Scalar* x0 = &x(i, 0);
+      const Scalar* x1 = x0 + cols;
+      if (i + ahead_rows + 1 < n) {
+        const char* const ahead = reinterpret_cast<const char*>(&x(i + ahead_rows, 0));
+        for (int line = 0; line < kLines; ++line) __builtin_prefetch(ahead + 64 * line);
+      }
+      pack d0{}, d1{};
+      for (int k = 0; k < K; ++k) {
+        const pack bk = k + 1 < K ? Pack::load(b + k * kWidth) : last_beta;
+        d0 += Pack::load(x0 + offset(k)) * bk;
+        d1 += Pack::load(x1 + offset(k)) * bk;
+      }
+      const Scalar r0 = Pack::sum(d0) - y(i), r1 = Pack::sum(d1) - y(i + 1);
+      squares += r0 * r0 + r1 * r1;
+      for (int k = 0; k < K; ++k) g[k] += Pack::load(x0 + offset(k)) * r0 + Pack::load(x1 + offset(k)) * r1;
+    }
+    for (; i < last; ++i) {
+      const Scalar* x0 = &x(i, 0);
+      pack d0{};
+      for (int k = 0; k < K; ++k) d0 += Pack::load(x0 + offset(k)) * (k + 1 < K ? Pack::load(b + k * kWidth) : last_beta);
+      const Scalar r0 = Pack::sum(d0) - y(i);
+      squares += r0 * r0;
+      for (int k = 0; k < K; ++k) g[k] += Pack::load(x0 + offset(k)) * r0;
     }
     for (int k = 0; k + 1 < K; ++k) Pack::store(sums + k * kWidth, Pack::load(sums + k * kWidth) + g[k]);
     for (int l = kWidth - fresh; l < kWidth; ++l) sums[cols - kWidth + l] += g[K - 1][l];

@@ -18,6 +18,14 @@
 // per thread and step for float32, 512 bytes for float64. fused_sums uses it on device spaces
 // for rows of at least that many columns where the scratch fits; written for every space, so
 // that the host tests check its sums against FusedGradient's.
+//
+// The register form (RegisterColumns > 0, rows of up to that many columns): per row the scratch
+// form above issues five memory operations per column (x and beta for the dot product, x again,
+// and a load and a store of the lane's sum in scratch), of which only the first reads memory that
+// the row has not already brought in: with the sums in scratch, a step is bound by those
+// instructions, not by HBM (issue 27: 53% / 37% of one read of X in float64 / float32). Here each
+// lane holds its columns of beta, of the row and of the sums in registers, so a row costs one
+// load per column; the sums go to scratch once per thread, after its last row.
 
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
@@ -34,14 +42,20 @@ namespace miniapp::regression {
 
 // Columns of a row one lane reads per step of TeamGradient (lane_columns).
 inline constexpr int kTeamGradientChunk = 8;
+// The widest row TeamGradient's register form takes (fused_sums): 64 columns, 16 registers of
+// each kind per lane in float32 (4 lanes), 8 in float64 (8 lanes).
+inline constexpr int kTeamGradientRegisterColumns = 64;
 // TeamGradient's lanes across a row on device spaces, by the size of its values (above).
 template <class Scalar>
 inline constexpr int kTeamGradientLanes = sizeof(Scalar) <= 4 ? 4 : 8;
 
 // Lanes: the vector lanes across a row on device spaces (at most a warp, 32), threads of
 // 256 / Lanes lanes to a team, so a team has 256 lanes whatever the split. Host spaces: one lane,
-// one thread. Chunk: the columns a lane reads per step.
-template <class Scalar, class Space, int Lanes = kTeamGradientLanes<Scalar>, int Chunk = kTeamGradientChunk>
+// one thread. Chunk: the columns a lane reads per step. RegisterColumns: 0, the sums in scratch
+// (any row length); else the register form for rows of at most that many columns, a lane's
+// columns lane, lane + kLanes, ... (RegisterColumns / kLanes of them) held in registers.
+template <class Scalar, class Space, int Lanes = kTeamGradientLanes<Scalar>, int Chunk = kTeamGradientChunk,
+          int RegisterColumns = 0>
 struct TeamGradient {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
@@ -51,6 +65,13 @@ struct TeamGradient {
   static_assert(Lanes > 0 && Lanes <= 32 && 32 % Lanes == 0, "lanes: a power of two up to a warp");
   static constexpr int kLanes = is_host_space<Space>() ? 1 : Lanes;
   static constexpr int kThreads = is_host_space<Space>() ? 1 : 256 / Lanes;
+  static constexpr int kPerLane = (RegisterColumns + kLanes - 1) / kLanes;
+  static_assert(RegisterColumns >= 0 && kPerLane <= 64, "register form: at most 64 columns a lane");
+  // Whether a row of `cols` columns suits this form: all lanes busy, and within the registers.
+  static constexpr bool takes(std::size_t cols) {
+    return cols >= static_cast<std::size_t>(kLanes) &&
+           (RegisterColumns == 0 || cols <= static_cast<std::size_t>(kPerLane) * kLanes);
+  }
 
   // One row of value_count totals per team, in one flat View (team_gradient_partials_size).
   using Partials = Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -97,15 +118,81 @@ struct TeamGradient {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const int cols = static_cast<int>(value_count) - 1, t = team.team_rank();
+    // allocated once: each View made from team_scratch takes the next bytes of the team's scratch
     const Scratch part(team.team_scratch(0), team.team_size(), value_count);
+    if constexpr (RegisterColumns > 0) in_registers(team, part);
+    else in_scratch(team, part);
+    // the threads' sums, each in its row of scratch, added up into the team's row of partials
+    team.team_barrier();
+    const int league = team.league_rank();
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, static_cast<int>(value_count)), [&](const int j) {
+      Scalar s = part(0, j);
+      for (int o = 1; o < team.team_size(); ++o) s += part(o, j);
+      partials(league, j) = s;
+    });
+  }
+
+  // The team's block of rows: [first, end).
+  KOKKOS_INLINE_FUNCTION Kokkos::pair<std::int64_t, std::int64_t> block(const Member& team) const {
+    const auto n = static_cast<std::int64_t>(x.extent(0));
+    const std::int64_t first = team.league_rank() * rows_per_team;
+    return {first, first + rows_per_team < n ? first + rows_per_team : n};
+  }
+
+  // The register form: lane l keeps beta(j), x(i, j) and its sum of x(i, j) r_i for its columns
+  // j = l + c kLanes, c < kPerLane (zeros past the row's end), and every lane the loss sum.
+  KOKKOS_INLINE_FUNCTION void in_registers(const Member& team, const Scratch& part) const {
+    const int cols = static_cast<int>(value_count) - 1, t = team.team_rank();
+    Scalar b[kPerLane > 0 ? kPerLane : 1], g[kPerLane > 0 ? kPerLane : 1], v[kPerLane > 0 ? kPerLane : 1];
+    Scalar loss = 0;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kLanes), [&](const int lane) {
+      MINIAPP_UNROLL
+      for (int c = 0; c < kPerLane; ++c) {
+        const int j = lane + c * kLanes;
+        b[c] = j < cols ? beta(j) : Scalar(0);
+        g[c] = Scalar(0);
+      }
+    });
+    const auto rows = block(team);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows.first, rows.second), [&](const std::int64_t i) {
+      Scalar dot = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, kLanes),
+          [&](const int lane, Scalar& d) {
+            MINIAPP_UNROLL
+            for (int c = 0; c < kPerLane; ++c) {
+              const int j = lane + c * kLanes;
+              v[c] = j < cols ? x(i, j) : Scalar(0);
+            }
+            MINIAPP_UNROLL
+            for (int c = 0; c < kPerLane; ++c) d += v[c] * b[c];
+          },
+          dot);
+      const Scalar r = dot - y(i);
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kLanes), [&](const int) {
+        MINIAPP_UNROLL
+        for (int c = 0; c < kPerLane; ++c) g[c] += v[c] * r;
+      });
+      loss += r * r;  // the same in every lane of the thread
+    });
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kLanes), [&](const int lane) {
+      MINIAPP_UNROLL
+      for (int c = 0; c < kPerLane; ++c) {
+        const int j = lane + c * kLanes;
+        if (j < cols) part(t, j) = g[c];
+      }
+    });
+    Kokkos::single(Kokkos::PerThread(team), [&]() { part(t, cols) = loss; });
+  }
+
+  // The scratch form: a lane's sums in its thread's row of scratch, updated row by row.
+  KOKKOS_INLINE_FUNCTION void in_scratch(const Member& team, const Scratch& part) const {
+    const int cols = static_cast<int>(value_count) - 1, t = team.team_rank();
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, static_cast<int>(value_count)),
                          [&](const int j) { part(t, j) = Scalar(0); });
     team.team_barrier();  // the loss sum is zeroed by one lane and added to by lane 0
-    const auto n = static_cast<std::int64_t>(x.extent(0));
-    const std::int64_t first = team.league_rank() * rows_per_team;
-    const std::int64_t end = first + rows_per_team < n ? first + rows_per_team : n;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first, end), [&](const std::int64_t i) {
+    const auto rows = block(team);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows.first, rows.second), [&](const std::int64_t i) {
       Scalar dot = 0;
       Kokkos::parallel_reduce(
           Kokkos::ThreadVectorRange(team, kLanes),
@@ -117,13 +204,6 @@ struct TeamGradient {
         lane_columns(lane, cols, [&](const int j) { part(t, j) += x(i, j) * r; });
       });
       Kokkos::single(Kokkos::PerThread(team), [&]() { part(t, cols) += r * r; });
-    });
-    team.team_barrier();
-    const int league = team.league_rank();
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, static_cast<int>(value_count)), [&](const int j) {
-      Scalar s = part(0, j);
-      for (int o = 1; o < team.team_size(); ++o) s += part(o, j);
-      partials(league, j) = s;
     });
   }
 };
@@ -165,13 +245,17 @@ bool team_gradient_fits(std::size_t cols) {
 
 // One pass over X by TeamGradient: the gradient sums and the sum of squared residuals into sums.
 // `partials`: at least team_gradient_partials_size values of the space's memory. Lanes 0:
-// kTeamGradientLanes of the sums' values.
-template <int Lanes = 0, int Chunk = kTeamGradientChunk, class Space, class X, class Y, class Beta, class Partials,
-          class Sums, MINIAPP_KERNEL_UNIT>
+// kTeamGradientLanes of the sums' values. RegisterColumns > 0: the register form, for rows of at
+// most that many columns (a wider X is refused).
+template <int Lanes = 0, int Chunk = kTeamGradientChunk, int RegisterColumns = 0, class Space, class X, class Y,
+          class Beta, class Partials, class Sums, MINIAPP_KERNEL_UNIT>
 void team_gradient_sums(const Space& space, const X& x, const Y& y, const Beta& beta, const Partials& partials,
                         const Sums& sums) {
   using Scalar = typename Sums::non_const_value_type;
-  using F = TeamGradient<Scalar, Space, (Lanes > 0 ? Lanes : kTeamGradientLanes<Scalar>), Chunk>;
+  using F = TeamGradient<Scalar, Space, (Lanes > 0 ? Lanes : kTeamGradientLanes<Scalar>), Chunk, RegisterColumns>;
+  if (RegisterColumns > 0 && x.extent(1) > static_cast<std::size_t>(F::kPerLane) * F::kLanes)
+    throw std::logic_error("team_gradient_sums: rows of " + std::to_string(x.extent(1)) +
+                           " columns, the register form holds " + std::to_string(F::kPerLane * F::kLanes));
   const auto values = static_cast<unsigned>(x.extent(1) + 1);
   const std::int64_t teams = F::teams(x.extent(0), space);
   if (partials.span() < static_cast<std::size_t>(teams) * values)
