@@ -87,61 +87,73 @@ void stream_read(benchmark::State& state) {
 // `regression-sums-lanes<L>`, TeamGradient with L lanes across a row (fused_sums:
 // kTeamGradientLanes, 4 for float32 and 8 for float64; `-c1` one column per lane per step instead
 // of kTeamGradientChunk), and `regression-sums-registers-lanes<L>`, its register form (what
-// fused_sums runs on device spaces for rows of up to 64 columns). X is all ones and beta 1 / cols,
-// so every residual is 1 (to rounding) and the loss sum counts the rows read.
+// fused_sums runs on device spaces for rows of up to 64 columns). SumsData: X is all ones and
+// beta 1 / cols, so every residual is 1 (to rounding) and the loss sum counts the rows read.
+template <class Scalar, class MemorySpace>
+struct SumsData {
+  std::size_t n, cols;
+  Kokkos::View<Scalar**, Kokkos::LayoutRight, MemorySpace> x;
+  Kokkos::View<Scalar*, Kokkos::LayoutRight, MemorySpace> y, beta, sums;
+
+  explicit SumsData(const benchmark::State& state)
+      : n(static_cast<std::size_t>(state.range(0))),
+        cols(static_cast<std::size_t>(state.range(1)) + 1),
+        x("x", n, cols),
+        y("y", n),
+        beta("beta", cols),
+        sums("sums", cols + 1) {
+    Kokkos::deep_copy(x, Scalar(1));
+    Kokkos::deep_copy(beta, Scalar(1) / static_cast<Scalar>(cols));
+  }
+
+  // After the timed passes: an error where the loss sum did not count every row once; the bytes
+  // of X a pass reads.
+  void finish(benchmark::State& state) const {
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
+    if (std::abs(static_cast<double>(host(cols)) - static_cast<double>(n)) > 1e-3 * static_cast<double>(n))
+      state.SkipWithError("the gradient sums did not see every row of X once");
+    rate_counters(state, {0, static_cast<double>(x.span() * sizeof(Scalar)), 0});
+  }
+};
+
 template <class Scalar, class Space, int Lanes, int Chunk = regression::kTeamGradientChunk, int RegisterColumns = 0>
 void gradient_sums(benchmark::State& state) {
   using MemorySpace = typename Space::memory_space;
-  const auto n = static_cast<std::size_t>(state.range(0));
-  const auto cols = static_cast<std::size_t>(state.range(1)) + 1;
-  Kokkos::View<Scalar**, Kokkos::LayoutRight, MemorySpace> x("x", n, cols);
-  Kokkos::View<Scalar*, Kokkos::LayoutRight, MemorySpace> y("y", n), beta("beta", cols), sums("sums", cols + 1);
-  Kokkos::deep_copy(x, Scalar(1));
-  Kokkos::deep_copy(beta, Scalar(1) / static_cast<Scalar>(cols));
+  const SumsData<Scalar, MemorySpace> d(state);
   const Space space;
   constexpr int kLanes = Lanes > 0 ? Lanes : 1;
-  if (Lanes > 0 && !regression::team_gradient_fits<Scalar, Space, kLanes>(cols)) {
+  if (Lanes > 0 && !regression::team_gradient_fits<Scalar, Space, kLanes>(d.cols)) {
     state.SkipWithError("TeamGradient's scratch does not fit a team of this space");
     return;
   }
   Kokkos::View<Scalar*, MemorySpace> partials(
-      "partials", Lanes > 0 ? regression::team_gradient_partials_size<Scalar, Space, kLanes>(n, cols) : 0);
+      "partials", Lanes > 0 ? regression::team_gradient_partials_size<Scalar, Space, kLanes>(d.n, d.cols) : 0);
   time_iterations(state, space, [&] {
     if constexpr (Lanes > 0)
-      regression::team_gradient_sums<kLanes, Chunk, RegisterColumns>(space, x, y, beta, partials, sums);
-    else regression::range_gradient_sums(space, x, y, beta, sums);
+      regression::team_gradient_sums<kLanes, Chunk, RegisterColumns>(space, d.x, d.y, d.beta, partials, d.sums);
+    else regression::range_gradient_sums(space, d.x, d.y, d.beta, d.sums);
   });
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
-  if (std::abs(static_cast<double>(host(cols)) - static_cast<double>(n)) > 1e-3 * static_cast<double>(n))
-    state.SkipWithError("the gradient sums did not see every row of X once");
-  rate_counters(state, {0, static_cast<double>(x.span() * sizeof(Scalar)), 0});
+  d.finish(state);
 }
 
 #if MINIAPP_HOST_SIMD
 // One pass of PackedGradient, the sums fused_sums runs on host spaces (`regression-sums-packed`),
 // and the same with every row in blocks of a pack's width of rows (`-blocks`: MaxResidentPacks
-// 0), which the default form takes only for rows wider than its resident packs. Same data and
-// check as gradient_sums.
+// 0), which the default form takes only for rows wider than its resident packs, and `-lean`,
+// only the sums held and two rows a step (HeldPacks 0). Same data and check as gradient_sums.
 template <class Scalar, class Space, int MaxResidentPacks, int HeldPacks = regression::kPackedHeldPacks<Scalar>>
 void packed_sums(benchmark::State& state) {
   using MemorySpace = typename Space::memory_space;
-  const auto n = static_cast<std::size_t>(state.range(0));
-  const auto cols = static_cast<std::size_t>(state.range(1)) + 1;
-  Kokkos::View<Scalar**, Kokkos::LayoutRight, MemorySpace> x("x", n, cols);
-  Kokkos::View<Scalar*, Kokkos::LayoutRight, MemorySpace> y("y", n), beta("beta", cols), sums("sums", cols + 1);
-  Kokkos::deep_copy(x, Scalar(1));
-  Kokkos::deep_copy(beta, Scalar(1) / static_cast<Scalar>(cols));
+  const SumsData<Scalar, MemorySpace> d(state);
   const Space space;
   const regression::PackedGradient<Scalar, MemorySpace, MaxResidentPacks, HeldPacks> f{
-      x, y, beta, static_cast<unsigned>(cols + 1)};
+      d.x, d.y, d.beta, static_cast<unsigned>(d.cols + 1)};
   time_iterations(state, space, [&] {
     Kokkos::parallel_reduce("bench::packed_sums",
-                            Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, f.calls(n)), f, sums);
+                            Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, f.calls(d.n)), f,
+                            d.sums);
   });
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
-  if (std::abs(static_cast<double>(host(cols)) - static_cast<double>(n)) > 1e-3 * static_cast<double>(n))
-    state.SkipWithError("the gradient sums did not see every row of X once");
-  rate_counters(state, {0, static_cast<double>(x.span() * sizeof(Scalar)), 0});
+  d.finish(state);
 }
 #endif
 
