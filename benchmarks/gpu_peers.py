@@ -51,13 +51,29 @@ def load_cupy():
                    xp=cp)
 
 
+def numpy_row_stack_for_numba():
+    """Puts numpy.row_stack back as numpy.vstack where NumPy no longer has it, for Numba.
+
+    row_stack was an alias of vstack (deprecated in NumPy 2.0, since removed); Numba 0.68's CUDA
+    target still looks it up when it compiles a kernel, so on the H200 node of 2026-11-28 (NumPy
+    2.5.2) both Numba rows failed with "module 'numpy' has no attribute 'row_stack'". Returns what
+    it did, for the library's version string, or '' where NumPy has the name.
+    """
+    if hasattr(np, "row_stack"):
+        return ""
+    np.row_stack = np.vstack
+    return "numpy.row_stack set to numpy.vstack for it"
+
+
 def load_numba():
+    shim = numpy_row_stack_for_numba()
     import numba
     from numba import cuda
     if not cuda.is_available():
         raise Unavailable(f"Numba {numba.__version__}: numba.cuda.is_available() is False")
     import gpu_peers_numba as forms
-    return Library("Numba", numba.__version__, cuda.to_device, lambda a: a.copy_to_host(),
+    version = f"{numba.__version__} ({shim})" if shim else numba.__version__
+    return Library("Numba", version, cuda.to_device, lambda a: a.copy_to_host(),
                    lambda result: cuda.synchronize(),
                    forms=dict(power=lambda row, d: forms.power_form(d),
                               distance=lambda row, d: forms.distance_form(d)))

@@ -9,6 +9,9 @@
 - seed 002's Numba kernel in Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1, set before Numba
   loads), against NumPy's distance matrix: where Numba does not import, it says so and that part
   is skipped (seed 000's `@vectorize(target='cuda')` does not run in the simulator at all);
+- where NumPy lacks numpy.row_stack (removed after 2.0; Numba 0.68's CUDA target looks it up),
+  numpy_row_stack_for_numba() puts it back as numpy.vstack and says so; where NumPy has it, it is
+  left as it is;
 - load_all() accounts for all four libraries: each is loaded or has its reason;
 - load_all() leaves the calling thread on the CPUs it had, where a library binds it to one CPU as
   it loads (libgomp does so under OMP_PROC_BIND when PyTorch loads): a stand-in loader that does.
@@ -56,6 +59,26 @@ def check_a_form_that_raises(table, data, references):
     return []
 
 
+def check_row_stack_for_numba():
+    had = np.__dict__.get("row_stack")
+    if had is not None:
+        if gpu_peers.numpy_row_stack_for_numba() != "" or np.row_stack is not had:
+            return ["numpy_row_stack_for_numba changed a NumPy that has row_stack"]
+        del np.row_stack  # as NumPy 2.5 has it
+    try:
+        note = gpu_peers.numpy_row_stack_for_numba()
+        if np.__dict__.get("row_stack") is not np.vstack or not note:
+            return [f"numpy_row_stack_for_numba on a NumPy without row_stack: {note!r}, "
+                    f"row_stack {np.__dict__.get('row_stack')!r}"]
+    finally:
+        if had is not None:
+            np.row_stack = had
+        else:
+            np.__dict__.pop("row_stack", None)
+    print(f"ok: a NumPy without row_stack gets it back as vstack for Numba ({note}); one with it is left alone")
+    return []
+
+
 def main():
     failures = []
     table = peers.rows(quick=True)
@@ -92,6 +115,8 @@ def main():
             failures.append(f"seed 002's Numba kernel in the simulator: off by {error:.3g}")
         else:
             print(f"ok: seed 002's Numba kernel in the simulator matches NumPy's distances ({error:.1e})")
+
+    failures += check_row_stack_for_numba()
 
     loaded, reasons = gpu_peers.load_all()
     names = [library.name for library in loaded] + list(reasons)
