@@ -141,7 +141,7 @@ void gradient_sums(benchmark::State& state) {
 // and the same with every row in blocks of a pack's width of rows (`-blocks`: MaxResidentPacks
 // 0), which the default form takes only for rows wider than its resident packs, and `-lean`,
 // only the sums held and two rows a step (HeldPacks 0). Same data and check as gradient_sums.
-template <class Scalar, class Space, int MaxResidentPacks, int HeldPacks = regression::kPackedHeldPacks<Scalar>>
+template <class Scalar, class Space, int MaxResidentPacks, int HeldPacks = regression::kPackedHeldPacks>
 void packed_sums(benchmark::State& state) {
   using MemorySpace = typename Space::memory_space;
   const SumsData<Scalar, MemorySpace> d(state);
@@ -199,9 +199,9 @@ void register_for_precision(const std::string& precision) {
     sums("rows", gradient_sums<Scalar, Space, 0>);
 #if MINIAPP_HOST_SIMD
     if constexpr (is_host_space<Space>()) {
-      sums("packed", packed_sums<Scalar, Space, regression::kPackedResidentPacks<Scalar>>);
+      sums("packed", packed_sums<Scalar, Space, regression::kPackedResidentPacks>);
       sums("packed-blocks", packed_sums<Scalar, Space, 0>);
-      sums("packed-lean", packed_sums<Scalar, Space, regression::kPackedResidentPacks<Scalar>, 0>);
+      sums("packed-lean", packed_sums<Scalar, Space, regression::kPackedResidentPacks, 0>);
     }
 #endif
     if constexpr (!is_host_space<Space>()) {

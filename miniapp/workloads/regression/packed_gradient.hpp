@@ -11,6 +11,18 @@
 namespace miniapp::regression {
 
 #if MINIAPP_HOST_SIMD
+// The widest row, in packs, that PackedGradient holds in registers (below).
+inline constexpr int kPackedResidentPacks = 16;
+
+// The widest row, in packs, whose beta and values PackedGradient also holds in registers (below):
+// half the ISA's vector registers. Wider rows up to kPackedResidentPacks keep only the sums in
+// registers and take two rows a step (lean_rows). Intel Xeon (family 6 model 167), 2 threads,
+// 10^6 x 51, `regression-sums-packed` against `-lean`, one run: built for AVX2 (16 registers)
+// float64's 13 packs held took 23.6 ms, two rows a step 17.7, one read of X 16.2; float32's 7
+// packs held 8.67, two rows 9.20. Built for AVX-512 (32 registers): held 17.2 and 9.34, two rows
+// 19.0 and 10.5.
+inline constexpr int kPackedHeldPacks = simd::kHostVectorRegisters / 2;
+
 // The same sums as FusedGradient, vectorised by hand for CPUs, where FusedGradient stays
 // compute-bound: its loops alone, with X in cache, take longer than one streaming read of X from
 // memory (docs/tuning-notes.md). Rows are cut into packs of the SIMD width; the last pack of a row ends at the row's end, and the columns it repeats are
@@ -27,22 +39,8 @@ namespace miniapp::regression {
 //   come out of their accumulators in one transpose_sum, one lane per row; each row is loaded
 //   twice, once for the dot product and once, from L1, for the update. Rows that wide would
 //   spill from registers, which costs more than the second load (docs/tuning-notes.md).
-// The widest row, in packs, that PackedGradient holds in registers (below).
-template <class Scalar>
-inline constexpr int kPackedResidentPacks = 16;
-
-// The widest row, in packs, whose beta and values PackedGradient also holds in registers (below):
-// half the ISA's vector registers. Wider rows up to kPackedResidentPacks keep only the sums in
-// registers and take two rows a step (lean_rows). Intel Xeon (family 6 model 167), 2 threads,
-// 10^6 x 51, `regression-sums-packed` against `-lean`, one run: built for AVX2 (16 registers)
-// float64's 13 packs held took 23.6 ms, two rows a step 17.7, one read of X 16.2; float32's 7
-// packs held 8.67, two rows 9.20. Built for AVX-512 (32 registers): held 17.2 and 9.34, two rows
-// 19.0 and 10.5.
-template <class Scalar>
-inline constexpr int kPackedHeldPacks = simd::kHostVectorRegisters / 2;
-
-template <class Scalar, class MemorySpace, int MaxResidentPacks = kPackedResidentPacks<Scalar>,
-          int HeldPacks = kPackedHeldPacks<Scalar>>
+template <class Scalar, class MemorySpace, int MaxResidentPacks = kPackedResidentPacks,
+          int HeldPacks = kPackedHeldPacks>
 struct PackedGradient {
   using Pack = simd::Pack<Scalar>;
   using pack = typename Pack::type;
@@ -80,6 +78,29 @@ struct PackedGradient {
     return Pack::load(beta.data() + cols - kWidth) * Pack::last_lanes(fresh);
   }
 
+  // Rows from a row to the one the resident loops ask for: kAheadBytes of X.
+  static std::int64_t rows_ahead(const std::int64_t cols) {
+    const std::int64_t row_bytes = cols * static_cast<std::int64_t>(sizeof(Scalar));
+    return (kAheadBytes + row_bytes - 1) / row_bytes;
+  }
+
+  // Asks for Lines cache lines of X from `from` on.
+  template <int Lines>
+  static void prefetch(const Scalar* from) {
+    const char* const ahead = reinterpret_cast<const char*>(from);
+    for (int line = 0; line < Lines; ++line) __builtin_prefetch(ahead + 64 * line);
+  }
+
+  // The resident loops' K packs of sums (the last one's first width - fresh lanes repeating the
+  // pack before it) and sum of squares, added into sums.
+  template <int K>
+  static void add_resident_sums(const pack (&g)[K], const std::int64_t cols, const int fresh, const Scalar squares,
+                                value_type sums) {
+    for (int k = 0; k + 1 < K; ++k) Pack::store(sums + k * kWidth, Pack::load(sums + k * kWidth) + g[k]);
+    for (int l = kWidth - fresh; l < kWidth; ++l) sums[cols - kWidth + l] += g[K - 1][l];
+    sums[cols] += squares;
+  }
+
   // resident_rows<packs>, packs in [1, sizeof...(K)].
   template <int... K>
   void resident(std::integer_sequence<int, K...>, const int packs, const std::int64_t first, const std::int64_t last,
@@ -101,18 +122,14 @@ struct PackedGradient {
     pack g[K] = {};
     Scalar squares = 0;
     const auto n = static_cast<std::int64_t>(x.extent(0));
-    const std::int64_t row_bytes = cols * static_cast<std::int64_t>(sizeof(Scalar));
-    const std::int64_t ahead_rows = (kAheadBytes + row_bytes - 1) / row_bytes;
+    const std::int64_t ahead_rows = rows_ahead(cols);
     constexpr int kLines = (K * kWidth * static_cast<int>(sizeof(Scalar)) + 63) / 64;  // lines a row touches, at most
     for (std::int64_t i = first; i < last; ++i) {
       const Scalar* xi = &x(i, 0);
       // The row kAheadBytes ahead, asked for now: each row's chain (dot product, sum, update)
       // leaves few of its loads in flight, and without this the loop took 1.25-1.4x one
       // streaming read of X; with it 1.02-1.07x (docs/tuning-notes.md).
-      if (i + ahead_rows < n) {
-        const char* const ahead = reinterpret_cast<const char*>(&x(i + ahead_rows, 0));
-        for (int line = 0; line < kLines; ++line) __builtin_prefetch(ahead + 64 * line);
-      }
+      if (i + ahead_rows < n) prefetch<kLines>(&x(i + ahead_rows, 0));
       pack xk[K];
       for (int k = 0; k + 1 < K; ++k) xk[k] = Pack::load(xi + k * kWidth);
       xk[K - 1] = Pack::load(xi + cols - kWidth);
@@ -126,9 +143,7 @@ struct PackedGradient {
       squares += r * r;
       for (int k = 0; k < K; ++k) g[k] += xk[k] * r;
     }
-    for (int k = 0; k + 1 < K; ++k) Pack::store(sums + k * kWidth, Pack::load(sums + k * kWidth) + g[k]);
-    for (int l = kWidth - fresh; l < kWidth; ++l) sums[cols - kWidth + l] += g[K - 1][l];
-    sums[cols] += squares;
+    add_resident_sums(g, cols, fresh, squares, sums);
   }
 
   // resident_rows with only the sums in registers, two rows at a time: beta read from L1 once
@@ -142,18 +157,14 @@ struct PackedGradient {
     pack g[K] = {};
     Scalar squares = 0;
     const auto n = static_cast<std::int64_t>(x.extent(0));
-    const std::int64_t row_bytes = cols * static_cast<std::int64_t>(sizeof(Scalar));
-    const std::int64_t ahead_rows = (kAheadBytes + row_bytes - 1) / row_bytes;
-    constexpr int kLines = (2 * K * kWidth * static_cast<int>(sizeof(Scalar)) + 63) / 64;
+    const std::int64_t ahead_rows = rows_ahead(cols);
+    constexpr int kLines = (2 * K * kWidth * static_cast<int>(sizeof(Scalar)) + 63) / 64;  // two rows
     const auto offset = [&](const int k) { return k + 1 < K ? k * kWidth : cols - kWidth; };
     std::int64_t i = first;
     for (; i + 1 < last; i += 2) {
       const Scalar* x0 = &x(i, 0);
       const Scalar* x1 = x0 + cols;
-      if (i + ahead_rows + 1 < n) {
-        const char* const ahead = reinterpret_cast<const char*>(&x(i + ahead_rows, 0));
-        for (int line = 0; line < kLines; ++line) __builtin_prefetch(ahead + 64 * line);
-      }
+      if (i + ahead_rows + 1 < n) prefetch<kLines>(&x(i + ahead_rows, 0));
       pack d0{}, d1{};
       for (int k = 0; k < K; ++k) {
         const pack bk = k + 1 < K ? Pack::load(b + k * kWidth) : last_beta;
@@ -172,9 +183,7 @@ struct PackedGradient {
       squares += r0 * r0;
       for (int k = 0; k < K; ++k) g[k] += Pack::load(x0 + offset(k)) * r0;
     }
-    for (int k = 0; k + 1 < K; ++k) Pack::store(sums + k * kWidth, Pack::load(sums + k * kWidth) + g[k]);
-    for (int l = kWidth - fresh; l < kWidth; ++l) sums[cols - kWidth + l] += g[K - 1][l];
-    sums[cols] += squares;
+    add_resident_sums(g, cols, fresh, squares, sums);
   }
 
   // r_l = x_(i+l) . beta - y_(i+l) for the block at row i, one lane per row.

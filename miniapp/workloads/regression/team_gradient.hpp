@@ -67,11 +67,6 @@ struct TeamGradient {
   static constexpr int kThreads = is_host_space<Space>() ? 1 : 256 / Lanes;
   static constexpr int kPerLane = (RegisterColumns + kLanes - 1) / kLanes;
   static_assert(RegisterColumns >= 0 && kPerLane <= 64, "register form: at most 64 columns a lane");
-  // Whether a row of `cols` columns suits this form: all lanes busy, and within the registers.
-  static constexpr bool takes(std::size_t cols) {
-    return cols >= static_cast<std::size_t>(kLanes) &&
-           (RegisterColumns == 0 || cols <= static_cast<std::size_t>(kPerLane) * kLanes);
-  }
 
   // One row of value_count totals per team, in one flat View (team_gradient_partials_size).
   using Partials = Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
