@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -43,15 +44,18 @@ void report_and_verify(benchmark::State& state, Kernel& k) {
 }
 
 // dense-blocked with T threads to a panel leaf's team on devices (blocked::Work::panel_threads;
-// the workload's is kPanelThreads), block size 128, verified like the workload's result.
-template <int T, class Space>
-void dense_blocked_panel_threads(benchmark::State& state) {
+// the workload's is kPanelThreads) and the leaves of WideRows rows or more over the whole device
+// (Work::wide_leaf_rows; the workload's is kWideLeafRows), block size 128, verified like the
+// workload's result.
+template <int T, int WideRows, class Space>
+void dense_blocked_leaves(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   solver::Kernel<double, Space> k(batch(1, 128), "dense-blocked", n);
   make_resident(k);
   solver::blocked::Work<double, Space> w(n);
   w.info = k.info().device;
   w.panel_threads = T;
+  w.wide_leaf_rows = WideRows;
   const Space space;
   std::int64_t step = 0;
   time_iterations(state, space, [&] {
@@ -182,12 +186,28 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
                                    [](benchmark::State& st) { solver_variant<Space>(st, "dense-vendor"); })
           ->Args(dense)->UseManualTime()->Unit(benchmark::kMillisecond);
     if constexpr (!is_host_space<Space>()) {
-      if (compat::kHasKokkosKernels)
+      if (compat::kHasKokkosKernels) {
+        using solver::blocked::kPanelThreads;
+        using solver::blocked::kWideLeafRows;
+        constexpr int kNever = std::numeric_limits<int>::max();
+        // one team of 64 or 256 threads per leaf (the workload's team: kPanelThreads)
         for (auto* b : {benchmark::RegisterBenchmark(("solver-dense-blocked-panel64/float64/" + s).c_str(),
-                                                     dense_blocked_panel_threads<64, Space>),
+                                                     dense_blocked_leaves<64, kWideLeafRows, Space>),
                         benchmark::RegisterBenchmark(("solver-dense-blocked-panel256/float64/" + s).c_str(),
-                                                     dense_blocked_panel_threads<256, Space>)})
+                                                     dense_blocked_leaves<256, kWideLeafRows, Space>)})
           b->Args(dense)->UseManualTime()->Unit(benchmark::kMillisecond);
+        // every leaf in one team, every leaf over the device, over the device from 512 or 2048
+        // rows (the workload's: from kWideLeafRows), at 2048 and 4096
+        for (auto* b : {benchmark::RegisterBenchmark(("solver-dense-blocked-leaf-one-team/float64/" + s).c_str(),
+                                                     dense_blocked_leaves<kPanelThreads, kNever, Space>),
+                        benchmark::RegisterBenchmark(("solver-dense-blocked-leaf-over-device/float64/" + s).c_str(),
+                                                     dense_blocked_leaves<kPanelThreads, 0, Space>),
+                        benchmark::RegisterBenchmark(("solver-dense-blocked-leaf-wide512/float64/" + s).c_str(),
+                                                     dense_blocked_leaves<kPanelThreads, 512, Space>),
+                        benchmark::RegisterBenchmark(("solver-dense-blocked-leaf-wide2048/float64/" + s).c_str(),
+                                                     dense_blocked_leaves<kPanelThreads, 2048, Space>)})
+          b->Args(dense)->Args({4096, 1, 128})->UseManualTime()->Unit(benchmark::kMillisecond);
+      }
       const auto threads = [&](const std::string& name, void (*f)(benchmark::State&)) {
         auto* b = benchmark::RegisterBenchmark(("solver-batched-team-" + name + "/float64/" + s).c_str(), f);
         for (const auto& args : batched) b->Args(args);

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -163,11 +164,13 @@ TYPED_TEST(SolverTest, DenseBlockedOrdersOnePastAPanelVerify) {
 
 namespace {
 // dense-blocked's systems of k solved with the triangular solves in form F, into k's own outputs
-// (copied to the host).
+// (copied to the host); device forms factor leaves of wide_leaf_rows rows or more over the device.
 template <solver::blocked::Form F, class Space>
-void solve_dense_in_form(solver::Kernel<double, Space>& k, int block_size) {
+void solve_dense_in_form(solver::Kernel<double, Space>& k, int block_size,
+                         int wide_leaf_rows = solver::blocked::kWideLeafRows) {
   solver::blocked::Work<double, Space> w(k.matrices().host.extent(1));
   w.info = k.info().device;
+  w.wide_leaf_rows = wide_leaf_rows;
   std::int64_t step = 0;
   for (std::size_t s = 0; s < k.matrices().host.extent(0); ++s) {
     w.system = static_cast<int>(s);
@@ -216,6 +219,48 @@ TYPED_TEST(SolverTest, DenseBlockedDeviceAndHostFormsAgree) {
       for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(k.solutions().host(1, i), 0.0) << where << form << " x" << i;
       EXPECT_NE(k.verify(std::nullopt).detail.find("zero pivot in column " + std::to_string(column)), std::string::npos)
           << where << form;
+    }
+  }
+}
+
+// A panel leaf factored over the whole device (a launch per column, rows left in place and
+// placed at the end) does the one team's arithmetic in another order of rows: the same pivots,
+// so the same x to the last bit, on every space. Leaves of every height down to one row (all
+// leaves over the device, then those of 40 rows or more, the rest in one team); a zero pivot is
+// reported at its column, in the first leaf and in a later one, and the leaves after it do nothing.
+TYPED_TEST(SolverTest, DenseBlockedLeavesOverTheDeviceGiveTheOneTeamResult) {
+  using Space = TypeParam;
+  using solver::blocked::Form;
+  MINIAPP_SKIP_IF_UNAVAILABLE("solver", "dense-blocked");
+  const std::pair<int, std::size_t> cases[] = {{64, 150}, {16, 49}, {32, 200}, {4, 9}, {128, 130}, {16, 16}};
+  const int one_team = std::numeric_limits<int>::max();
+  for (const auto& [block_size, n] : cases) {
+    solver::Kernel<double, Space> k(params(2, block_size), "dense-blocked", n);
+    k.generate_inputs(17);
+    for (Transferable* f : k.inputs()) f->copy_to_device();
+    solve_dense_in_form<Form::Device>(k, block_size, one_team);
+    const auto team_x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k.solutions().host);
+    for (const int wide_from : {0, 40}) {
+      const std::string where = "block_size " + std::to_string(block_size) + ", n " + std::to_string(n) +
+                                ", leaves of " + std::to_string(wide_from) + " rows or more over the device";
+      solve_dense_in_form<Form::Device>(k, block_size, wide_from);
+      const Verification v = k.verify(std::nullopt);
+      EXPECT_TRUE(v.passed) << where << ": " << v.detail;
+      for (std::size_t s = 0; s < 2; ++s)
+        for (std::size_t i = 0; i < n; ++i)
+          ASSERT_EQ(k.solutions().host(s, i), team_x(s, i)) << where << ", system " << s << " x" << i;
+    }
+    // system 0 singular at its first column, system 1 at column n / 2
+    for (std::size_t i = 0; i < n; ++i) k.matrices().host(0, i, 0) = 0, k.matrices().host(1, i, n / 2) = 0;
+    k.matrices().copy_to_device();
+    for (const int wide_from : {one_team, 0}) {
+      const std::string where = "block_size " + std::to_string(block_size) + ", n " + std::to_string(n) +
+                                (wide_from == 0 ? " over the device" : " in one team");
+      solve_dense_in_form<Form::Device>(k, block_size, wide_from);
+      EXPECT_EQ(k.info().host(0), 1) << where;
+      EXPECT_EQ(k.info().host(1), static_cast<int>(n / 2) + 1) << where;
+      for (std::size_t s = 0; s < 2; ++s)
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(k.solutions().host(s, i), 0.0) << where << " x" << i;
     }
   }
 }

@@ -59,6 +59,52 @@ KOKKOS_INLINE_FUNCTION void eliminate_row_registers(const Leaf& leaf, int r, int
   if (v > best.val) best.val = v, best.loc = r;
 }
 
+// The table of a leaf's row swaps while factor_leaf_over_device runs (Work::leaf_moves): the
+// number of entries, then (position, row) pairs, one for each position whose row has changed; a
+// row is named by where it started in the leaf. At most two entries per column: 2 kLeaf.
+template <class Moves>
+KOKKOS_INLINE_FUNCTION int leaf_row_at(const Moves& moves, const int position) {
+  const int count = moves(0);
+  for (int k = 0; k < count; ++k)
+    if (moves(1 + 2 * k) == position) return moves(2 + 2 * k);
+  return position;
+}
+
+// Every row that has moved is in the table (a swap enters both of its positions).
+template <class Moves>
+KOKKOS_INLINE_FUNCTION int leaf_position_of(const Moves& moves, const int row) {
+  const int count = moves(0);
+  for (int k = 0; k < count; ++k)
+    if (moves(2 + 2 * k) == row) return moves(1 + 2 * k);
+  return row;
+}
+
+template <class Moves>
+KOKKOS_INLINE_FUNCTION void leaf_place(const Moves& moves, const int position, const int row) {
+  const int count = moves(0);
+  for (int k = 0; k < count; ++k)
+    if (moves(1 + 2 * k) == position) {
+      moves(2 + 2 * k) = row;
+      return;
+    }
+  moves(1 + 2 * count) = position;
+  moves(2 + 2 * count) = row;
+  moves(0) = count + 1;
+}
+
+// LAPACK's swap for column j with pivot `row`: the row at position j and `row` trade places.
+// Returns the position `row` had (the pivot index of column j, relative to the leaf).
+template <class Moves>
+KOKKOS_INLINE_FUNCTION int leaf_swap_into(const Moves& moves, const int j, const int row) {
+  const int q = leaf_position_of(moves, row);
+  if (q != j) {
+    const int displaced = leaf_row_at(moves, j);
+    leaf_place(moves, j, row);
+    leaf_place(moves, q, displaced);
+  }
+  return q;
+}
+
 // Columns [c0, c1), rows [c0, n), one column after the other by one team, on a compact copy
 // (w.leaf): in place, every row of the leaf is on a page of its own (the rows of lu are n values
 // apart), and each column's pass would miss the TLB once per row. The pass that eliminates
@@ -66,7 +112,7 @@ KOKKOS_INLINE_FUNCTION void eliminate_row_registers(const Leaf& leaf, int r, int
 // one pass over the rows and one rendezvous (two when rows are swapped). Device forms
 // (kDeviceForm) eliminate in registers (eliminate_row_registers).
 template <Form F, class Scalar, class Space, MINIAPP_KERNEL_UNIT>
-void factor_leaf(const Space& space, const Work<Scalar, Space>& w, int c0, int c1) {
+void factor_leaf_one_team(const Space& space, const Work<Scalar, Space>& w, int c0, int c1) {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
   using MaxLoc = Kokkos::MaxLoc<Scalar, int>;
@@ -132,6 +178,93 @@ void factor_leaf(const Space& space, const Work<Scalar, Space>& w, int c0, int c
   // no more threads than the leaf's rows, in whole warps
   const int threads = std::min(w.panel_threads, std::max(32, (rows + 31) / 32 * 32));
   Kokkos::parallel_for("solver::dense-panel", Policy(space, 1, whole_space_team(space, factor, threads)), factor);
+}
+
+// Devices, leaves of Work::wide_leaf_rows rows or more: the same elimination (the same
+// arithmetic, so the same pivots and factors), over the whole device, a launch per column. Rows
+// are not moved while the leaf is factored: column j's pivot is searched among the rows not yet
+// chosen (leaf_chosen), the others are eliminated against it where they are, and the swaps
+// LAPACK would make are kept in a table (leaf_moves) by the pivot row's thread; the last launch
+// writes the leaf back in LAPACK's order. Each column's launch takes the pivot the launch before
+// it found (a MaxLoc into a device View: no wait on the host) and searches the next column.
+// A tiny pivot: its column's launch sets info (no other thread reads info there) and hands on
+// kStopped, which the later launches pass on without work; nothing is written back, as in one team.
+template <class Scalar, class Space, MINIAPP_KERNEL_UNIT>
+void factor_leaf_over_device(const Space& space, const Work<Scalar, Space>& w, int c0, int c1) {
+  using Range = Kokkos::RangePolicy<Space>;
+  using MaxLoc = Kokkos::MaxLoc<Scalar, int, typename Space::memory_space>;
+  using Best = typename MaxLoc::value_type;
+  constexpr int kStopped = -1;  // a pivot's loc no row has
+  const auto info = w.info;
+  const auto lu = w.lu;
+  const auto leaf = w.leaf;
+  const auto pivots = w.pivots;
+  const auto scale = w.scale;
+  const auto chosen = w.leaf_chosen;
+  const auto moves = w.leaf_moves;
+  const int s = w.system;
+  const int rows = w.n() - c0;
+  const int width = c1 - c0;
+  const Scalar tiny_factor = tiny_pivot_factor<Scalar>(lu.extent(0));
+  Kokkos::parallel_reduce(
+      "solver::dense-leaf-copy", Range(space, 0, rows),
+      KOKKOS_LAMBDA(const int r, Best& best) {
+        if (info(s) != 0) {
+          if (r == 0) best.val = Scalar(0), best.loc = kStopped;
+          return;
+        }
+        for (int c = 0; c < width; ++c) leaf(r, c) = lu(c0 + r, c0 + c);
+        chosen(r) = kLeaf;
+        if (r == 0) moves(0) = 0;
+        const Scalar v = compat::math::fabs(leaf(r, 0));
+        if (v > best.val) best.val = v, best.loc = r;
+      },
+      MaxLoc(w.leaf_best[0]));
+  for (int j = 0; j < width; ++j) {
+    const auto found = w.leaf_best[j % 2];
+    const int next = j + 1 < width ? j + 1 : j;  // past the leaf's last column the search is idle
+    Kokkos::parallel_reduce(
+        "solver::dense-leaf-column", Range(space, 0, rows),
+        KOKKOS_LAMBDA(const int r, Best& best) {
+          const Best pivot = found();
+          if (pivot.loc == kStopped || !(pivot.val > tiny_factor * scale())) {
+            if (r != 0) return;
+            if (pivot.loc != kStopped) info(s) = c0 + j + 1;
+            best.val = Scalar(0), best.loc = kStopped;
+            return;
+          }
+          const int p = pivot.loc;
+          if (r == p) {
+            chosen(r) = j;
+            pivots(c0 + j) = c0 + leaf_swap_into(moves, j, r);
+            return;
+          }
+          if (chosen(r) < j) return;
+          Scalar u[kLeaf];
+          MINIAPP_UNROLL
+          for (int c = 0; c < kLeaf; ++c) u[c] = c > j && c < width ? leaf(p, c) : Scalar(0);
+          eliminate_row_registers(leaf, r, j, width, next, Scalar(1) / leaf(p, j), u, best);
+        },
+        MaxLoc(w.leaf_best[(j + 1) % 2]));
+  }
+  const std::int64_t values = static_cast<std::int64_t>(rows) * width;
+  Kokkos::parallel_for(
+      "solver::dense-leaf-back", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, values),
+      KOKKOS_LAMBDA(const std::int64_t t) {
+        if (info(s) != 0) return;
+        const int i = static_cast<int>(t / width);
+        const int c = static_cast<int>(t - static_cast<std::int64_t>(i) * width);
+        lu(c0 + i, c0 + c) = leaf(leaf_row_at(moves, i), c);
+      });
+}
+
+// A leaf by the space's form: on devices tall leaves over the whole device, the rest in one team.
+template <Form F, class Scalar, class Space>
+void factor_leaf(const Space& space, const Work<Scalar, Space>& w, int c0, int c1) {
+  if constexpr (kDeviceForm<F, Space>) {
+    if (w.n() - c0 >= w.wide_leaf_rows) return factor_leaf_over_device(space, w, c0, c1);
+  }
+  factor_leaf_one_team<F>(space, w, c0, c1);
 }
 
 // Whether the swaps of rows j + k and p_k (k = 0..3, each p_k >= j + k) touch different rows, so

@@ -28,6 +28,13 @@ inline constexpr int kSolveBlock = 64;
 // with 64 threads, 26.4 with 256, 25.7 with 1024; at 4096 the leaves took 49.1 ms a solve with
 // 1024 threads (fenced) against 69.7 with 256.
 inline constexpr int kPanelThreads = 1024;
+// Rows of a leaf from which devices factor it over the whole device, a launch per column
+// (factor_leaf_over_device), rather than in one team (Work::wide_leaf_rows). One team took 12 us
+// a column at 2048-4096 rows on the H200 (188 us a leaf, half of dense-blocked's time at n =
+// 4096), far above what its bytes take; a launch costs a few microseconds and needs no rendezvous
+// of a thousand threads. Not yet run on a GPU: the benchmarks solver-dense-blocked-leaf-one-team
+// and -leaf-over-device time the two forms at every height beside this choice.
+inline constexpr int kWideLeafRows = 1024;
 // Columns one thread of the swap and triangular-solve kernels handles: a run of contiguous values
 // to vectorise over on a CPU; one column per thread (neighbours coalesce) on a GPU.
 template <class Space>
@@ -53,22 +60,36 @@ struct Work {
   using LeafLayout = std::conditional_t<is_host_space<Space>(), Kokkos::LayoutRight, Kokkos::LayoutLeft>;
   using Info = Kokkos::View<int*, Kokkos::LayoutRight, typename Space::memory_space>;
 
+  using Best = typename Kokkos::MaxLoc<Scalar, int, typename Space::memory_space>::value_type;
+
   explicit Work(std::size_t n)
       : lu("solver::lu", n, n),
         rhs("solver::rhs", n),
         pivots("solver::pivots", n),
         leaf("solver::leaf", n, kLeaf),
-        scale("solver::scale") {}
+        scale("solver::scale"),
+        leaf_chosen("solver::leaf-chosen", n),
+        leaf_moves("solver::leaf-moves", 1 + 4 * kLeaf),
+        leaf_best{Kokkos::View<Best, typename Space::memory_space>("solver::leaf-best-0"),
+                  Kokkos::View<Best, typename Space::memory_space>("solver::leaf-best-1")} {}
 
   Kokkos::View<Scalar**, Kokkos::LayoutRight, Device> lu;
   Kokkos::View<Scalar*, Device> rhs;
   Kokkos::View<int*, Device> pivots;
   Kokkos::View<Scalar**, LeafLayout, Device> leaf;  // the leaf of the panel being factored
   Kokkos::View<Scalar, typename Space::memory_space> scale;
+  // factor_leaf_over_device's state: the column at which each leaf row was chosen as pivot
+  // (kLeaf: not yet), the table of the leaf's swaps (leaf_moves), and the pivot each column's
+  // launch finds for the next (alternating, so that no launch reads what it writes).
+  Kokkos::View<int*, Device> leaf_chosen;
+  Kokkos::View<int*, Device> leaf_moves;
+  Kokkos::View<Best, typename Space::memory_space> leaf_best[2];
   Info info;
   int system = 0;
   // Threads of the panel leaves' team on devices (whole_space_team's cap there).
   int panel_threads = kPanelThreads;
+  // Leaves of at least this many rows are factored over the whole device (device forms).
+  int wide_leaf_rows = kWideLeafRows;
   int n() const { return static_cast<int>(lu.extent(0)); }
 };
 
