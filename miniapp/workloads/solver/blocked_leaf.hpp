@@ -184,28 +184,22 @@ void factor_leaf_over_device(const Space& space, const Work<Scalar, Space>& w, i
   using MaxLoc = Kokkos::MaxLoc<Scalar, int, typename Space::memory_space>;
   using Best = typename MaxLoc::value_type;
   constexpr int kStopped = -1;  // a pivot's loc no row has
-  const auto info = w.info;
-  const auto lu = w.lu;
-  const auto leaf = w.leaf;
-  const auto pivots = w.pivots;
-  const auto scale = w.scale;
-  const auto chosen = w.leaf_chosen;
-  const auto moves = w.leaf_moves;
+  const Work<Scalar, Space> work = w;  // the kernels capture the work's Views whole
   const int s = w.system;
   const int rows = w.n() - c0;
   const int width = c1 - c0;
-  const Scalar tiny_factor = tiny_pivot_factor<Scalar>(lu.extent(0));
+  const Scalar tiny_factor = tiny_pivot_factor<Scalar>(w.lu.extent(0));
   Kokkos::parallel_reduce(
       "solver::dense-leaf-copy", Range(space, 0, rows),
       KOKKOS_LAMBDA(const int r, Best& best) {
-        if (info(s) != 0) {
+        if (work.info(s) != 0) {
           if (r == 0) best.val = Scalar(0), best.loc = kStopped;
           return;
         }
-        for (int c = 0; c < width; ++c) leaf(r, c) = lu(c0 + r, c0 + c);
-        chosen(r) = kLeaf;
-        if (r == 0) moves(0) = 0;
-        const Scalar v = compat::math::fabs(leaf(r, 0));
+        for (int c = 0; c < width; ++c) work.leaf(r, c) = work.lu(c0 + r, c0 + c);
+        work.leaf_chosen(r) = kLeaf;
+        if (r == 0) work.leaf_moves(0) = 0;
+        const Scalar v = compat::math::fabs(work.leaf(r, 0));
         if (v > best.val) best.val = v, best.loc = r;
       },
       MaxLoc(w.leaf_best[0]));
@@ -216,23 +210,23 @@ void factor_leaf_over_device(const Space& space, const Work<Scalar, Space>& w, i
         "solver::dense-leaf-column", Range(space, 0, rows),
         KOKKOS_LAMBDA(const int r, Best& best) {
           const Best pivot = found();
-          if (pivot.loc == kStopped || !(pivot.val > tiny_factor * scale())) {
+          if (pivot.loc == kStopped || !(pivot.val > tiny_factor * work.scale())) {
             if (r != 0) return;
-            if (pivot.loc != kStopped) info(s) = c0 + j + 1;
+            if (pivot.loc != kStopped) work.info(s) = c0 + j + 1;
             best.val = Scalar(0), best.loc = kStopped;
             return;
           }
           const int p = pivot.loc;
           if (r == p) {
-            chosen(r) = j;
-            pivots(c0 + j) = c0 + leaf_swap_into(moves, j, r);
+            work.leaf_chosen(r) = j;
+            work.pivots(c0 + j) = c0 + leaf_swap_into(work.leaf_moves, j, r);
             return;
           }
-          if (chosen(r) < j) return;
+          if (work.leaf_chosen(r) < j) return;
           Scalar u[kLeaf];
           MINIAPP_UNROLL
-          for (int c = 0; c < kLeaf; ++c) u[c] = c > j && c < width ? leaf(p, c) : Scalar(0);
-          eliminate_row_registers(leaf, r, j, width, next, Scalar(1) / leaf(p, j), u, best);
+          for (int c = 0; c < kLeaf; ++c) u[c] = c > j && c < width ? work.leaf(p, c) : Scalar(0);
+          eliminate_row_registers(work.leaf, r, j, width, next, Scalar(1) / work.leaf(p, j), u, best);
         },
         MaxLoc(w.leaf_best[(j + 1) % 2]));
   }
@@ -240,10 +234,10 @@ void factor_leaf_over_device(const Space& space, const Work<Scalar, Space>& w, i
   Kokkos::parallel_for(
       "solver::dense-leaf-back", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, values),
       KOKKOS_LAMBDA(const std::int64_t t) {
-        if (info(s) != 0) return;
+        if (work.info(s) != 0) return;
         const int i = static_cast<int>(t / width);
         const int c = static_cast<int>(t - static_cast<std::int64_t>(i) * width);
-        lu(c0 + i, c0 + c) = leaf(leaf_lookup<kAtPosition>(moves, i), c);
+        work.lu(c0 + i, c0 + c) = work.leaf(leaf_lookup<kAtPosition>(work.leaf_moves, i), c);
       });
 }
 
