@@ -56,6 +56,17 @@ struct DeviceOnly<TypeList<S...>> {
 using CompiledSpaces = typename detail::Concat<TypeList<> MINIAPP_FOR_EACH_SPACE(MINIAPP_SPACE_LIST_ITEM, _)>::type;
 #undef MINIAPP_SPACE_LIST_ITEM
 
+// The first compiled space (a host space wherever one is compiled): where a question about a
+// workload's kernels that every space answers alike is asked. Not Kokkos' default host space,
+// which a build may leave out (MINIAPP_ONLY_SPACES, cmake/MiniappSpaces.cmake).
+template <class L>
+struct FirstOf;
+template <class S, class... Rest>
+struct FirstOf<TypeList<S, Rest...>> {
+  using type = S;
+};
+using FirstCompiledSpace = typename FirstOf<CompiledSpaces>::type;
+
 template <class F, class... Spaces>
 void for_each_type(TypeList<Spaces...>, F&& f) {
   (f(TypeTag<Spaces>{}), ...);

@@ -268,7 +268,7 @@ class RegisteredWorkload final : public Workload {
   std::vector<std::pair<std::string, std::string>> describe(const std::any& params) const override {
     return W::describe(std::any_cast<const Params&>(params));
   }
-  bool generates_on_device() const override { return Instances<W, Kokkos::DefaultHostExecutionSpace>::generates_on_device(); }
+  bool generates_on_device() const override { return Instances<W, FirstCompiledSpace>::generates_on_device(); }
   Footprint footprint(const MeasurementSpec& spec, const std::any& params) const override {
     return W::footprint(std::any_cast<const Params&>(params), spec);
   }

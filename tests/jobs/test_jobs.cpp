@@ -7,6 +7,7 @@
 #include "miniapp/commands/submit/batch_script.hpp"
 #include "miniapp/commands/queue_wait/queue_wait.hpp"
 #include "miniapp/commands/submit/site_profile.hpp"
+#include "miniapp/core/spaces.hpp"
 #include "../common/shell_command.hpp"
 
 #include <gtest/gtest.h>
@@ -340,20 +341,22 @@ CommandResult run_in(const fs::path& dir, const std::string& args) {
   return miniapp::testing::run_shell_command(command);
 }
 
-const char* kSmallDeck =
-    "cases:\n"
-    "  - name: distance-small\n"
-    "    workload: distance\n"
-    "    sizes: [32, 48]\n"
-    "    spaces: [serial]\n"
-    "    policies: [host]\n"
-    "    repetitions: 2\n";
+// On the first compiled space (a host space wherever one is: a build may leave Serial out).
+std::string small_deck() {
+  return "cases:\n"
+         "  - name: distance-small\n"
+         "    workload: distance\n"
+         "    sizes: [32, 48]\n"
+         "    spaces: [" + miniapp::space_name<miniapp::FirstCompiledSpace>() + "]\n"
+         "    policies: [host]\n"
+         "    repetitions: 2\n";
+}
 }  // namespace
 
 TEST(SubmitCommand, RefusesABadDeckAnUnknownSiteAndAPlaceholderAccount) {
   const fs::path dir = scratch("submit-errors");
   std::ofstream(dir / "bad.yaml") << "cases:\n  - workload: distance\n    sizes: [32]\n    repetitons: 2\n";
-  std::ofstream(dir / "deck.yaml") << kSmallDeck;
+  std::ofstream(dir / "deck.yaml") << small_deck();
   CommandResult r = run_in(dir, "submit bad.yaml --site puhti --print");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("bad.yaml:4:5: cases[0].repetitons: unknown key (did you mean 'repetitions'?)"),
@@ -393,7 +396,7 @@ TEST(SubmitCommand, RefusesABadDeckAnUnknownSiteAndAPlaceholderAccount) {
 
 TEST(SubmitCommand, LocalSiteRunsAnArrayHereAndMergesIt) {
   const fs::path dir = scratch("submit-local");
-  std::ofstream(dir / "deck.yaml") << kSmallDeck;
+  std::ofstream(dir / "deck.yaml") << small_deck();
   const CommandResult r = run_in(dir, "submit deck.yaml --site local --array --submit");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("2 task(s): 2 complete"), std::string::npos) << r.output;

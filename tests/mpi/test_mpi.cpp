@@ -281,7 +281,7 @@ TEST(SolverSplit, TheRanksSystemsAreTheWholeBatchsBitForBit) {
 
 TEST(SolverSplit, TheDenseVariantsAreRefusedOnMoreThanOneRank) {
   solver::Params p;
-  EXPECT_THROW((solver::Kernel<double, Kokkos::DefaultHostExecutionSpace>(p, "dense-blocked", 16, ranks::this_slice())),
+  EXPECT_THROW((solver::Kernel<double, FirstCompiledSpace>(p, "dense-blocked", 16, ranks::this_slice())),
                std::invalid_argument);
 }
 
@@ -468,7 +468,7 @@ TEST(RegressionSplit, TheRanksFitIsTheWholeProblemsWithinTheRoundingOfTheSums) {
 }
 
 TEST(RegressionSplit, ASignalToOneRankStopsTheFitOnEveryRankAtTheSameStep) {
-  using Space = Kokkos::DefaultHostExecutionSpace;
+  using Space = FirstCompiledSpace;  // compiled in every build (MINIAPP_ONLY_SPACES)
   regression::Kernel<double, Space> part(fit_params(3, 50), "fused", 1000, ranks::this_slice());
   ASSERT_TRUE(part.exchanges_during_compute());
   part.generate_inputs(3);
@@ -482,7 +482,7 @@ TEST(RegressionSplit, ASignalToOneRankStopsTheFitOnEveryRankAtTheSameStep) {
 }
 
 TEST(RegressionSplit, TheExchangeIsItsOwnPhaseOfCompute) {
-  using Space = Kokkos::DefaultHostExecutionSpace;
+  using Space = FirstCompiledSpace;  // compiled in every build (MINIAPP_ONLY_SPACES)
   const regression::Params p = fit_params(4, 100);
   regression::Kernel<double, Space> part(p, "fused", 5000, ranks::this_slice());
   MeasurementSpec spec;

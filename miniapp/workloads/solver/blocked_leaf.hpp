@@ -30,6 +30,15 @@ KOKKOS_INLINE_FUNCTION void eliminate_row(const Leaf& leaf, int r, int j, int wi
   if (v > best.val) best.val = v, best.loc = r;
 }
 
+// The pivot row's columns right of j, read from row p of the leaf into u (zero elsewhere): what
+// both device forms hand to eliminate_row_registers, the one team after its swap (p = j), the
+// whole device with rows in place (p where the pivot lies). The same values, so the same x.
+template <class Leaf, class Scalar>
+KOKKOS_INLINE_FUNCTION void load_pivot_row(const Leaf& leaf, int p, int j, int width, Scalar (&u)[kLeaf]) {
+  MINIAPP_UNROLL
+  for (int c = 0; c < kLeaf; ++c) u[c] = c > j && c < width ? leaf(p, c) : Scalar(0);
+}
+
 // In registers (devices): the pivot row u is read once per column by each thread, before its
 // rows; a row's columns are all loaded before any is stored, unrolled over the leaf's kLeaf
 // columns, so its loads are in flight together (the looped form cannot load the pivot row's next
@@ -146,9 +155,8 @@ void factor_leaf_one_team(const Space& space, const Work<Scalar, Space>& w, int 
       }
       const Scalar inverse_pivot = Scalar(1) / leaf(j, j);
       const int next = j + 1 < width ? j + 1 : j;  // past the leaf's last column the search is idle
-      Scalar u[kLeaf];
-      MINIAPP_UNROLL
-      for (int c = 0; c < kLeaf; ++c) u[c] = kRegisters && c > j && c < width ? leaf(j, c) : Scalar(0);
+      Scalar u[kLeaf] = {};
+      if (kRegisters) load_pivot_row(leaf, j, j, width, u);
       Kokkos::parallel_reduce(
           Kokkos::TeamThreadRange(team, j + 1, rows),
           [&](const int r, Best& best) {
@@ -224,8 +232,7 @@ void factor_leaf_over_device(const Space& space, const Work<Scalar, Space>& w, i
           }
           if (work.leaf_chosen(r) < j) return;
           Scalar u[kLeaf];
-          MINIAPP_UNROLL
-          for (int c = 0; c < kLeaf; ++c) u[c] = c > j && c < width ? work.leaf(p, c) : Scalar(0);
+          load_pivot_row(work.leaf, p, j, width, u);
           eliminate_row_registers(work.leaf, r, j, width, next, Scalar(1) / work.leaf(p, j), u, best);
         },
         MaxLoc(w.leaf_best[(j + 1) % 2]));
