@@ -32,11 +32,21 @@ endmacro()
 set(MINIAPP_ONLY_SPACES "" CACHE STRING
     "Compile only these execution spaces (deck names, e.g. \"serial;cuda\"), of those Kokkos was built with; empty: all")
 
+# True where MINIAPP_ONLY_SPACES leaves out the space of this deck name.
+function(miniapp_space_left_out name out)
+  set(left_out FALSE)
+  if(NOT MINIAPP_ONLY_SPACES STREQUAL "" AND NOT name IN_LIST MINIAPP_ONLY_SPACES)
+    set(left_out TRUE)
+  endif()
+  set(${out} ${left_out} PARENT_SCOPE)
+endfunction()
+
 # True where the entry's space is compiled: Kokkos has it and MINIAPP_ONLY_SPACES does not leave it out.
 function(miniapp_space_compiled entry out)
   miniapp_space_fields("${entry}" s)
+  miniapp_space_left_out(${s_NAME} left_out)
   set(compiled FALSE)
-  if(s_DEVICE IN_LIST Kokkos_DEVICES AND (MINIAPP_ONLY_SPACES STREQUAL "" OR s_NAME IN_LIST MINIAPP_ONLY_SPACES))
+  if(s_DEVICE IN_LIST Kokkos_DEVICES AND NOT left_out)
     set(compiled TRUE)
   endif()
   set(${out} ${compiled} PARENT_SCOPE)
@@ -85,7 +95,8 @@ function(miniapp_write_space_table dir)
   set(names)
   foreach(entry ${MINIAPP_SPACES})
     miniapp_space_fields("${entry}" s)
-    if(NOT MINIAPP_ONLY_SPACES STREQUAL "" AND NOT s_NAME IN_LIST MINIAPP_ONLY_SPACES)
+    miniapp_space_left_out(${s_NAME} left_out)
+    if(left_out)
       string(APPEND text "// ${s_NAME}: left out by MINIAPP_ONLY_SPACES\n#define MINIAPP_FOR_${s_DEVICE}(X, W)\n")
     else()
       string(APPEND text "#if defined(KOKKOS_ENABLE_${s_DEVICE})\n"
