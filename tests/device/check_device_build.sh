@@ -30,6 +30,13 @@ START=$SECONDS
 relay() { sed 's/skipped:/skipped -/g'; }
 fail() { echo "FAIL: $*"; exit 1; }
 
+# hipcc (clang's offload driver) leaves an empty directory in $TMPDIR for every unit it compiles
+# (`solver_hip-1a2b3c`, `unity_0_cxx-...`: about 40 a run); nvcc's temporaries go there too. Both
+# get a directory of this run's own, removed however the run ends.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/miniapp-device-check.XXXXXX") || fail "no temporary directory"
+trap 'rm -rf "$scratch"' EXIT
+export TMPDIR=$scratch
+
 case "$BACKEND" in
   cuda)
     nvcc=$(command -v nvcc 2>/dev/null || true)

@@ -86,6 +86,12 @@ case "$MODE" in
     (cd "$build" && ctest --output-on-failure -L 'unit|e2e' \
        -E '^unit\.(bundle-arguments|gpu-summary|code-measures|results-schema)$' 2>&1 | relay)
     [ "${PIPESTATUS[0]}" -eq 0 ] || fail "a test failed or a sanitizer reported an error under ASan/UBSan (above)"
+    # Serial is not compiled here (its kernels are OpenMP's templates): OpenMP on one thread runs
+    # the partitions of concurrency 1 that Serial takes (gemm-tiled's row runs, the blocked
+    # solver's teams), which two threads never reach. About as long again as unit.openmp.
+    echo "unit.openmp again on one thread (the partitions of concurrency 1)"
+    (cd "$build" && OMP_NUM_THREADS=1 ctest --output-on-failure -R '^unit\.openmp$' 2>&1 | relay)
+    [ "${PIPESTATUS[0]}" -eq 0 ] || fail "unit.openmp on one thread failed or a sanitizer reported an error under ASan/UBSan (above)"
     echo "ok: unit and e2e tests clean under ASan/UBSan ($((SECONDS - START)) s)"
     ;;
   fuzz)

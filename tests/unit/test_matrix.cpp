@@ -501,7 +501,7 @@ TYPED_TEST(MatrixTest, TiledGemmDefaultTilesAndOverrides) {
     EXPECT_EQ(crowded.m, 128);
     EXPECT_EQ(crowded.n, 256);
     EXPECT_EQ(crowded.k, 128);
-    const bool wide = matrix::host_l2_bytes() >= (1L << 20);
+    const bool wide = matrix::host_l2_bytes() >= matrix::kWideTileL2Bytes;
     const matrix::TileShape big = matrix::default_tiles<double, Space>(4096, 4096, 2);
     EXPECT_EQ(big.n, wide ? 512 : 256);
     // Wide tiles hold 1 KiB of each packed row: twice float64's depth in float32.

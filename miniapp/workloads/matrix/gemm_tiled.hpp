@@ -32,27 +32,27 @@ struct TileShape {
   int m = 0, n = 0, k = 0;
 };
 
-// Rows x columns of C one thread keeps in registers. Host: rows of two SIMD registers each: 4 rows
-// (8 accumulators) of the 16 registers SSE2/AVX2 have; on AVX-512's 32, 8 rows where the block is
-// written in explicit vectors (MINIAPP_HOST_SIMD; GCC's own code for an 8-row float64 block ran
-// several times slower), with three registers per row (24 accumulators: 8 broadcasts and 3 loads
-// feed 24 FMAs; float32 took two while its B panel had to stay in L1). On AVX2, float32 rows of
-// three registers too (12 accumulators, 3 loads and a broadcast: all 16 registers; 1.5x faster
-// than two), float64 two (three ran 1.1x slower). A wider block spills on SSE2
-// (docs/tuning-notes.md). GPU: fixed (the host ISA must not change what device code is compiled).
+// Rows x columns of C one thread keeps in registers. Host: rows of two or three SIMD registers.
+// On AVX2's 16 registers, where the block is written in explicit vectors (MINIAPP_HOST_SIMD), 6 rows
+// of two (12 accumulators, 2 loads and a broadcast: 15 registers; BLIS's shape) in both precisions:
+// float64 ran 1.02-1.12x faster than with 4 rows, float32 level with 4 rows of two or three
+// (docs/tuning-notes.md). On AVX-512's 32, 8 rows of three (24 accumulators: 8 broadcasts and 3
+// loads feed 24 FMAs; GCC's own code for an 8-row float64 block ran several times slower).
+// Without explicit vectors (SSE2, and the host spaces of CUDA/HIP builds), 4 rows of two; a wider
+// block spills there. GPU: fixed (the host ISA must not change what device code is compiled).
 template <class Scalar, class Space>
 struct RegisterBlock {
   static constexpr bool wide = is_host_space<Space>() && simd::kHostVectorRegisters >= 32 &&
                                (sizeof(Scalar) == 4 || MINIAPP_HOST_SIMD);
-  static constexpr int rows = wide ? 8 : 4;
-  static constexpr bool avx2_float = is_host_space<Space>() && simd::kHostVectorBytes == 32 && sizeof(Scalar) == 4;
-  static constexpr int vectors = MINIAPP_HOST_SIMD && (wide || avx2_float) ? 3 : 2;
+  static constexpr bool avx2 = is_host_space<Space>() && MINIAPP_HOST_SIMD && simd::kHostVectorBytes == 32;
+  static constexpr int rows = wide ? 8 : avx2 ? 6 : 4;
+  static constexpr int vectors = MINIAPP_HOST_SIMD && wide ? 3 : 2;
   static constexpr int cols = is_host_space<Space>() ? vectors * simd::kHostVectorBytes / static_cast<int>(sizeof(Scalar))
                                                      : (sizeof(Scalar) == 4 ? 8 : 4);
-  // Tile rows hold whole blocks; a tile's columns need not (the host's last panel of a tile is
-  // clipped to it), but on a GPU they do.
-  static_assert(kTileMultiple % rows == 0, "tile multiple must hold a block's rows");
-  static_assert(is_host_space<Space>() || kTileMultiple % cols == 0, "tile multiple must hold a GPU block");
+  // On a GPU a tile holds whole blocks. The host clips a tile's last row and column panels to it
+  // (6 rows divide no tile).
+  static_assert(is_host_space<Space>() || (kTileMultiple % rows == 0 && kTileMultiple % cols == 0),
+                "tile multiple must hold a GPU block");
 };
 
 // The team packs alpha * A(i0 .. i0+TM, k0 .. k0+TK) into RM-row panels at `ap`: element (r, kk) at
@@ -188,13 +188,17 @@ KOKKOS_INLINE_FUNCTION Scalar* to_cache_line(Scalar* const p) {
   return reinterpret_cast<Scalar*>((address + line - 1) / line * line);
 }
 
+// The L2 per core from which the host takes the wide tiles (below): they ran faster on L2s of
+// 512 KiB (AMD EPYC, Zen 3, whose 32 MiB L3 backs the 640 KiB of slices), 1.25 and 2 MiB (Intel
+// Xeons); smaller or unknown L2s, not measured, keep the narrow ones.
+inline constexpr long kWideTileL2Bytes = 512L << 10;
+
 // The space's tiles for an m x n product, on `concurrency` threads.
-// Host: 128 x 256 x 128, both packed slices, (128 + 256) x 128 float64 = 384 KiB, in a core's L2
-// and one A panel (RM x TK, 8 KiB) in L1: the best of a search on a 512 KiB L2. Where the L2 is
-// 1 MiB or more, 128 x 512 tiles with 1 KiB of each packed row, k 128 in float64 and 256 in
-// float32: 640 KiB of slices, half as many packings of A per flop, the best of a search on a
-// 1.25 MiB L2 at n = 1024 and 4096 (1.13x and 1.16x the narrower tiles in float64); only while
-// the product still gives every thread two tiles.
+// Host: 128 x 512 tiles with 1 KiB of each packed row, k 128 in float64 and 256 in float32: 640
+// KiB of slices, one A panel (RM x TK, 6 or 8 KiB) in L1, half as many packings of A per flop as
+// 128 x 256 x 128 (384 KiB): at n = 1024 and 4096, 1.13-1.39x the narrow tiles in float64 and
+// 1.08-1.5x in float32. Only while the product gives every thread two tiles, and where the L2
+// holds kWideTileL2Bytes; else 128 x 256 x 128.
 // GPU: 32 x 64 tiles of C (64 lanes per team in float32, 128 in float64: many small teams),
 // and as deep a k slice as 24 KiB of scratch holds, (32 + 64) x TK scalars: TK 64 in float32,
 // 32 in float64 (the H100 search that chose them). The searches: docs/tuning-notes.md.
@@ -203,7 +207,7 @@ TileShape default_tiles(const std::size_t m, const std::size_t n, const int conc
   if (!is_host_space<Space>()) return {32, 64, static_cast<int>(256 / sizeof(Scalar))};
   const TileShape wide{128, 512, static_cast<int>(1024 / sizeof(Scalar))};
   const std::size_t wide_tiles = ((m + wide.m - 1) / wide.m) * ((n + wide.n - 1) / wide.n);
-  if (host_l2_bytes() >= (1L << 20) && wide_tiles >= 2 * static_cast<std::size_t>(concurrency)) return wide;
+  if (host_l2_bytes() >= kWideTileL2Bytes && wide_tiles >= 2 * static_cast<std::size_t>(concurrency)) return wide;
   return {128, 256, 128};
 }
 
@@ -221,13 +225,13 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
   const int K = static_cast<int>(A.extent(1));
   const int N = static_cast<int>(B.extent(1));
   const int TM = tiles.m, TN = tiles.n, TK = tiles.k;
-  if (TM % RM != 0 || (!kHost && TN % RN != 0) || TK < 1)
+  if ((!kHost && (TM % RM != 0 || TN % RN != 0)) || TK < 1)
     throw std::invalid_argument("gemm-tiled: tile " + std::to_string(TM) + " x " + std::to_string(TN) +
                                 " is not a multiple of the register block");
   const int tiles_m = (M + TM - 1) / TM, tiles_n = (N + TN - 1) / TN;
   const int run = kHost ? host_row_run(tiles_m, tiles_n, std::max(1, static_cast<int>(space.concurrency()))) : 1;
   const int league = (tiles_m + run - 1) / run * tiles_n;
-  const int a_panels = TM / RM, b_panels = (TN + RN - 1) / RN;
+  const int a_panels = (TM + RM - 1) / RM, b_panels = (TN + RN - 1) / RN;
   const int blocks = a_panels * b_panels;
 
   // GPU: 8 lanes per thread, one lane per register block up to 256 lanes.
@@ -239,7 +243,8 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
   const SliceLayout slices{TM, TN, TK, a_panel_stride, a_k_stride, b_panel_stride, b_k_stride};
 
   const int pad = kHost ? kCacheLine / static_cast<int>(sizeof(Scalar)) : 0;  // see to_cache_line
-  const std::size_t bytes = Scratch::shmem_size(TM * TK + pad) + Scratch::shmem_size(b_panels * RN * TK + pad);
+  const std::size_t bytes =
+      Scratch::shmem_size(a_panels * RM * TK + pad) + Scratch::shmem_size(b_panels * RN * TK + pad);
   Policy policy(space, league, team_size, vector_length);
   const int level = bytes <= static_cast<std::size_t>(policy.scratch_size_max(0)) ? 0 : 1;
   policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
@@ -250,7 +255,7 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
         const int first_tile = team.league_rank() / tiles_n * run;
         const int end_tile = first_tile + run < tiles_m ? first_tile + run : tiles_m;
         const int tile_j = team.league_rank() % tiles_n * TN;
-        Scratch a_slice(team.team_scratch(level), TM * TK + pad);
+        Scratch a_slice(team.team_scratch(level), a_panels * RM * TK + pad);
         Scratch b_slice(team.team_scratch(level), b_panels * RN * TK + pad);
         Scalar* const ap = pad > 0 ? to_cache_line(a_slice.data()) : a_slice.data();
         Scalar* const bp = pad > 0 ? to_cache_line(b_slice.data()) : b_slice.data();
@@ -271,8 +276,9 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
               const Scalar* a = ap + p * a_panel_stride;
               const Scalar* b = bp + q * b_panel_stride;
               const int i0 = tile_i + p * RM, j0 = tile_j + q * RN;
-              const int rows = M - i0 < RM ? M - i0 : RM;
-              const int last = tile_j + TN < N ? tile_j + TN : N;  // the tile's or the matrix's edge
+              const int bottom = tile_i + TM < M ? tile_i + TM : M;  // the tile's or the matrix's edge
+              const int rows = bottom - i0 < RM ? bottom - i0 : RM;
+              const int last = tile_j + TN < N ? tile_j + TN : N;
               const int cols = last - j0 < RN ? last - j0 : RN;
               add_block<Space, RM, RN>(a, b, depth, a_k_stride, b_k_stride, C, C0, beta, i0, j0, rows, cols,
                                        first, read_c0);

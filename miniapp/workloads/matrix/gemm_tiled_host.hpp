@@ -31,15 +31,16 @@ inline constexpr int kCacheLine = 64;  // bytes
 // RN), from raw row pointers of the LayoutRight matrices and only the `depth` columns of k the
 // micro-kernel reads. The generic forms above cost a third of the host GEMM's time (a View index
 // and a bounds check per element, with the views' pointers reloaded each time); these are loads,
-// a multiply and contiguous stores, and copies of whole RN-wide rows of B.
+// a multiply and contiguous stores, and copies of whole RN-wide rows of B. Rows from i0 + TM on
+// (the next tile's, where TM is no multiple of RM) are packed as zeros.
 template <int RM, class Scalar, class AView>
 KOKKOS_INLINE_FUNCTION void pack_a_host(const Scalar alpha, const AView& A, const int i0, const int k0, const int TM,
                                         const int depth, Scalar* const ap, const int panel_stride) {
   static_assert(std::is_same<typename AView::array_layout, Kokkos::LayoutRight>::value, "rows are contiguous");
-  const int M = static_cast<int>(A.extent(0));
+  const int M = i0 + TM < static_cast<int>(A.extent(0)) ? i0 + TM : static_cast<int>(A.extent(0));
   const std::size_t row_stride = A.stride(0);
   const Scalar* const a0 = A.data() + k0;
-  for (int p = 0; p < TM / RM; ++p) {
+  for (int p = 0; p < (TM + RM - 1) / RM; ++p) {
     Scalar* const panel = ap + p * panel_stride;
     const int first = i0 + p * RM;
     const Scalar* rows[RM];
@@ -86,6 +87,15 @@ inline long host_l2_bytes() {
 
 
 #if MINIAPP_HOST_SIMD
+// The micro-kernel's k loop four steps a turn on AVX2: a step there is 12 FMAs, and the loop's own
+// instructions between them kept a core at about half its FMA rate (docs/tuning-notes.md).
+// AVX-512's 24 FMAs a step, and SSE2 (not measured), run as they were.
+#if defined(__AVX2__) && !defined(__AVX512F__)
+#define MINIAPP_HOST_GEMM_UNROLL _Pragma("GCC unroll 4")
+#else
+#define MINIAPP_HOST_GEMM_UNROLL
+#endif
+
 // Where the host's micro-kernel puts its block, rows x cols of C from `c` on: C = start + the
 // product, start being zero or beta * C0 (the first k slice; C0 not read where beta is 0, as in
 // BLAS) or C itself (the later slices).
@@ -126,6 +136,7 @@ inline void multiply_into_c_host(const Scalar* a, const Scalar* b, const int dep
     if (r < out.rows) __builtin_prefetch(out.c + r * out.c_stride + (column < out.cols ? column : out.cols - 1), 1, 3);
   };
   constexpr int kLines = RM * kRowLines;
+  MINIAPP_HOST_GEMM_UNROLL
   for (int kk = 0; kk < depth; ++kk) {
     MINIAPP_OPAQUE_POINTER(a);
     if (kk < kLines) prefetch(kk);
