@@ -1,5 +1,6 @@
 // Runs the miniapp binary as a user would and checks its exit codes and result files.
 
+#include "../common/scratch_dir.hpp"
 #include "../common/shell_command.hpp"
 
 #include <gtest/gtest.h>
@@ -42,7 +43,7 @@ using Result = miniapp::testing::CommandResult;  // output: stdout and stderr
 // run probes, the others reuse it, as a user's short runs on one machine do; nothing lands in $HOME.
 void use_a_private_calibration_cache() {
   static const bool done = [] {
-    const fs::path dir = fs::temp_directory_path() / ("miniapp-e2e-" + std::to_string(getpid())) / "calibration-cache";
+    const fs::path dir = miniapp::testing::scratch_root("e2e") / "calibration-cache";
     setenv("MINIAPP_CALIBRATION_CACHE", dir.c_str(), 1);
     return true;
   }();
@@ -55,25 +56,28 @@ Result run(const std::string& args) {
 }
 
 // Every results.json the runs of this test wrote (all under one directory) is checked against
-// miniapp/record/results.schema.json once the tests have run.
+// miniapp/record/results.schema.json once the tests have run. Then the directory goes, unless
+// something failed: its path is printed and it is kept to look into.
 class ResultsMatchTheSchema : public ::testing::Environment {
  public:
   void TearDown() override {
-    const fs::path dir = fs::temp_directory_path() / ("miniapp-e2e-" + std::to_string(getpid()));
+    const fs::path dir = miniapp::testing::scratch_root("e2e");
     bool any = false;
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); ++it)
       if (it->path().filename() == "results.json") any = true;
-    if (!any) return;  // a filtered run that wrote none
-    const auto r = miniapp::testing::validate_results(dir.string());
-    EXPECT_EQ(r.exit_code, 0) << r.output;
-    std::cout << r.output;
+    if (any) {  // else a filtered run that wrote none
+      const auto r = miniapp::testing::validate_results(dir.string());
+      EXPECT_EQ(r.exit_code, 0) << r.output;
+      std::cout << r.output;
+    }
+    miniapp::testing::remove_unless_failed(dir);
   }
 };
 const auto* const kResultsMatchTheSchema = ::testing::AddGlobalTestEnvironment(new ResultsMatchTheSchema);
 
 fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("miniapp-e2e-" + std::to_string(getpid())) / name;
+  const fs::path dir = miniapp::testing::scratch_root("e2e") / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -8,6 +8,7 @@
 #include "miniapp/commands/queue_wait/queue_wait.hpp"
 #include "miniapp/commands/submit/site_profile.hpp"
 #include "miniapp/core/spaces.hpp"
+#include "../common/scratch_dir.hpp"
 #include "../common/shell_command.hpp"
 
 #include <gtest/gtest.h>
@@ -232,8 +233,11 @@ TEST(QueueWait, ReproducesTheSeedsTablesFromARecordedSacctOutput) {
 }
 
 namespace {
+const auto* const kRemoveScratch = ::testing::AddGlobalTestEnvironment(
+    new miniapp::testing::RemoveScratchUnlessFailed(miniapp::testing::scratch_root("jobs")));
+
 fs::path scratch(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("miniapp-jobs-" + std::to_string(getpid())) / name;
+  const fs::path d = miniapp::testing::scratch_root("jobs") / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -335,7 +339,7 @@ using miniapp::testing::CommandResult;
 CommandResult run_in(const fs::path& dir, const std::string& args) {
   // The runs (and the jobs the local site starts) share a calibration cache here, not in $HOME.
   const std::string command = "cd '" + dir.string() + "' && MINIAPP_CALIBRATION_CACHE='" +
-                              (fs::temp_directory_path() / ("miniapp-jobs-" + std::to_string(getpid())) /
+                              (miniapp::testing::scratch_root("jobs") /
                                "calibration-cache").string() +
                               "' " + MINIAPP_BINARY + " " + args + " 2>&1";
   return miniapp::testing::run_shell_command(command);

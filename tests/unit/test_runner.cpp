@@ -10,6 +10,7 @@
 #include "miniapp/commands/run/runner.hpp"
 #include "miniapp/commands/run/thread_sweep.hpp"
 
+#include "../common/scratch_dir.hpp"
 #include "../common/stand_in_plan.hpp"
 
 #include <gtest/gtest.h>
@@ -35,8 +36,11 @@ std::string read_file(const fs::path& path) {
   return s.str();
 }
 
+const auto* const kRemoveScratch = ::testing::AddGlobalTestEnvironment(
+    new miniapp::testing::RemoveScratchUnlessFailed(miniapp::testing::scratch_root("unit")));
+
 fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("miniapp-unit-" + std::to_string(getpid())) / name;
+  const fs::path dir = miniapp::testing::scratch_root("unit") / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
