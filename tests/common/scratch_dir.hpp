@@ -19,6 +19,14 @@ inline std::filesystem::path scratch_root(const std::string& program) {
   return std::filesystem::temp_directory_path() / ("miniapp-" + program + "-" + std::to_string(getpid()));
 }
 
+// scratch_root(program) / name, emptied: a test's own directory.
+inline std::filesystem::path fresh_scratch_dir(const std::string& program, const std::string& name) {
+  const std::filesystem::path dir = scratch_root(program) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 // At the end of the program, once every test (and every environment torn down before) has run.
 inline void remove_unless_failed(const std::filesystem::path& dir) {
   std::error_code ec;

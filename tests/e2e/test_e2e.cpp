@@ -76,12 +76,7 @@ class ResultsMatchTheSchema : public ::testing::Environment {
 };
 const auto* const kResultsMatchTheSchema = ::testing::AddGlobalTestEnvironment(new ResultsMatchTheSchema);
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = miniapp::testing::scratch_root("e2e") / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path fresh_dir(const std::string& name) { return miniapp::testing::fresh_scratch_dir("e2e", name); }
 
 fs::path write_deck(const fs::path& dir, const std::string& text) {
   const fs::path deck = dir / "deck.yaml";

@@ -236,12 +236,7 @@ namespace {
 const auto* const kRemoveScratch = ::testing::AddGlobalTestEnvironment(
     new miniapp::testing::RemoveScratchUnlessFailed(miniapp::testing::scratch_root("jobs")));
 
-fs::path scratch(const std::string& name) {
-  const fs::path d = miniapp::testing::scratch_root("jobs") / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path scratch(const std::string& name) { return miniapp::testing::fresh_scratch_dir("jobs", name); }
 
 // The statistics of a phase of two repetitions, `a` and `b` seconds, as results.json holds them.
 std::string phase(double a, double b) {

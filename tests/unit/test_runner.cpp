@@ -39,12 +39,7 @@ std::string read_file(const fs::path& path) {
 const auto* const kRemoveScratch = ::testing::AddGlobalTestEnvironment(
     new miniapp::testing::RemoveScratchUnlessFailed(miniapp::testing::scratch_root("unit")));
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = miniapp::testing::scratch_root("unit") / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path fresh_dir(const std::string& name) { return miniapp::testing::fresh_scratch_dir("unit", name); }
 
 // A plan of `count` measurements of one case, run by a stand-in for the workloads, with the
 // signal handlers of a real run; what the run saved is kept, as the files would keep it.
