@@ -28,8 +28,9 @@
 #                another CPU type (gpu-run.sh --prebuilt there): x86-64-v4 runs on every AVX-512
 #                x86 CPU, x86-64-v3 on every AVX2 one (GCC 12's sapphirerapids includes
 #                avx512_vp2intersect, which Sapphire Rapids lacks: check-prebuilt.sh refuses it there)
-#   --build-type the project's: Release (default, -O3) or Check (-O1, 0.56x the compile time:
-#                for rehearsals of what the bundle provides, such as tests/offline, not for runs)
+#   --build-type the project's: Release (default, -O3) or Check (-O1, on the host a unity build:
+#                about half the compile time; for rehearsals of what the bundle provides, such as
+#                tests/offline, not for runs)
 #
 # The project built is the one this script belongs to. Dependencies come from the bundle alone:
 # CMake finds yaml-cpp, GoogleTest, Google Benchmark through CMAKE_PREFIX_PATH=BUNDLE/prefix/usr,
@@ -244,6 +245,11 @@ configure_args=(-DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DCMAKE_CXX_FLAGS_CHECK=-O1 -DC
   -DKokkos_ROOT="$KOKKOS_PREFIX" -DKokkosKernels_ROOT="$KOKKOS_PREFIX" -DCMAKE_PREFIX_PATH="$PREFIX"
   -DMINIAPP_HOST_BLAS_LIBRARY="$OPENBLAS_DIR/libopenblas.so" "${host_arch_args[@]}" -DMINIAPP_WITH_MPI=OFF
   -DCMAKE_EXE_LINKER_FLAGS="$link_flags")
+# Check on the host merges up to 8 sources of a target into one unit (CMake's unity build, as the
+# compile checks build): each unit parses Kokkos' headers once, most of the time of the units
+# that launch no kernel. Not for CUDA: its rehearsal (tests/offline) builds one object by name,
+# which a unity build would merge away, and few units besides.
+if [ "$BUILD_TYPE" = Check ] && [ "$BACKEND" = host ]; then configure_args+=(-DCMAKE_UNITY_BUILD:BOOL=ON); fi
 configured="$PROJECT_BUILD/.offline-configure-args"
 if [ ! -f "$PROJECT_BUILD/CMakeCache.txt" ] || [ "$(cat "$configured" 2>/dev/null)" != "${configure_args[*]}" ]; then
   log "configuring the project ($ROOT) in $PROJECT_BUILD"
