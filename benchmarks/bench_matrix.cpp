@@ -12,6 +12,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace miniapp::bench {
@@ -83,6 +85,26 @@ void gemm(benchmark::State& state, const std::string& variant) {
                    std::to_string(k.tiles().k));
 }
 
+// gemm-tiled in one device form (the workload's picks the resident one where the team fits), on
+// the workload's inputs and default tiles, verified like the workload's own result.
+template <class Scalar, class Space>
+void gemm_device_form(benchmark::State& state, const matrix::DeviceForm form) {
+  matrix::Gemm<Scalar, Space> k(matrix::Params{}, "gemm-tiled", static_cast<std::size_t>(state.range(0)));
+  k.generate_inputs(42);
+  for (Transferable* f : k.inputs()) f->copy_to_device();
+  const Space space;
+  const auto alpha = Scalar(1), beta = Scalar(0);
+  time_iterations(state, space, [&] {
+    matrix::gemm_tiled(space, k.tiles(), alpha, k.a().device, k.b().device, beta, k.c0().device, k.c().device, form);
+  });
+  k.c().copy_to_host();
+  const Verification v = k.verify(std::nullopt);
+  if (!v.passed) state.SkipWithError(("not verified: " + v.detail).c_str());
+  rate_counters(state, k.work());
+  state.SetLabel("tile " + std::to_string(k.tiles().m) + "x" + std::to_string(k.tiles().n) + "x" +
+                 std::to_string(k.tiles().k));
+}
+
 #if defined(MINIAPP_HAVE_HOST_BLAS)
 // The vendor BLAS on row-major data, as Kokkos Kernels calls it: C^T = B^T A^T in column-major.
 template <class Scalar>
@@ -148,6 +170,20 @@ MINIAPP_BENCHMARKS(register_matrix_benchmarks) {
       benchmark::RegisterBenchmark(("matrix-" + std::string(variant) + "/float32/" + s).c_str(),
                                    [variant](benchmark::State& st) { gemm<float, Space>(st, variant); })
           ->Arg(size)->UseManualTime()->Unit(benchmark::kMillisecond);
+    }
+    if constexpr (!is_host_space<Space>()) {
+      // Not yet run on a GPU: the resident form (C in registers over all of K) against the
+      // streaming one it replaced as the device default, at 1024 and 4096.
+      for (const auto& [name, form] : {std::pair{"resident", matrix::DeviceForm::resident},
+                                       std::pair{"streaming", matrix::DeviceForm::streaming}}) {
+        const matrix::DeviceForm f = form;
+        benchmark::RegisterBenchmark(("matrix-gemm-tiled-" + std::string(name) + "/float64/" + s).c_str(),
+                                     [f](benchmark::State& st) { gemm_device_form<double, Space>(st, f); })
+            ->Arg(kGemmSize)->Arg(4 * kGemmSize)->UseManualTime()->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(("matrix-gemm-tiled-" + std::string(name) + "/float32/" + s).c_str(),
+                                     [f](benchmark::State& st) { gemm_device_form<float, Space>(st, f); })
+            ->Arg(kGemmSize)->Arg(4 * kGemmSize)->UseManualTime()->Unit(benchmark::kMillisecond);
+      }
     }
   });
 #if defined(MINIAPP_HAVE_HOST_BLAS)

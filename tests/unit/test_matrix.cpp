@@ -18,6 +18,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace miniapp;
@@ -444,6 +445,57 @@ TYPED_TEST(MatrixTest, TiledGemmRunsOfRowTilesVerify) {
     const std::vector<double> c = values(tiled.c()), reference = values(naive.c());
     for (std::size_t e = 0; e < c.size(); ++e) ASSERT_NEAR(c[e], reference[e], 1e-12) << tiles_m << " row tiles, element " << e;
   }
+}
+
+// The resident form (gemm-tiled's on GPUs) with a GPU's register block, on any space: tiles of
+// one block up to as many as the space's teams hold, on a product with partial tiles, partial
+// blocks and a short last k slice, with beta and without. Every product it runs verifies and
+// equals gemm-naive's; a tile with more blocks than the space's teams hold launches nothing and
+// leaves C as it was. Host teams are as wide as the thread pool, so on one thread only the
+// one-block tile runs; the CUDA and HIP unit tests run it through gemm-tiled's own tiles.
+template <class Scalar, class Space>
+void check_resident_form(const double tolerance) {
+  constexpr int RM = matrix::DeviceRegisterBlock<Scalar>::rows, RN = matrix::DeviceRegisterBlock<Scalar>::cols;
+  const std::string precision = sizeof(Scalar) == 4 ? "float32" : "float64";
+  int ran = 0;
+  for (const auto& [panels_m, panels_n] :
+       std::vector<std::pair<int, int>>{{1, 1}, {2, 1}, {1, 2}, {2, 2}, {8, 4}, {64, 64}}) {
+    const matrix::TileShape tiles{RM * panels_m, RN * panels_n, 10};
+    for (const double beta : {0.5, 0.0}) {
+      const std::string what = precision + " tile " + std::to_string(tiles.m) + "x" + std::to_string(tiles.n) +
+                               "x10 beta " + std::to_string(beta) + ": ";
+      matrix::Params p = rectangular(37, 29, 53, tiles);
+      p.beta = beta;
+      matrix::Gemm<Scalar, Space> resident(p, "gemm-tiled", 0), naive(p, "gemm-naive", 0);
+      const Measurement mn = measure(naive, Space(), matrix_spec(MirrorPolicy::AllResident, 1));
+      ASSERT_TRUE(mn.verification.passed) << what << mn.verification.detail;
+      resident.generate_inputs(77);
+      for (Transferable* f : resident.inputs()) f->copy_to_device();
+      Kokkos::deep_copy(resident.c().device, Scalar(-7));
+      const bool launched = matrix::gemm_tiled_resident<Scalar, RM, RN>(
+          Space(), tiles, static_cast<Scalar>(p.alpha), resident.a().device, resident.b().device,
+          static_cast<Scalar>(p.beta), resident.c0().device, resident.c().device);
+      Kokkos::fence();
+      resident.c().copy_to_host();
+      const std::vector<double> c = values(resident.c()), reference = values(naive.c());
+      if (!launched) {
+        EXPECT_GT(panels_m * panels_n, 1) << what << "a one-block tile fits every space's teams";
+        for (std::size_t e = 0; e < c.size(); ++e) ASSERT_EQ(c[e], -7.0) << what << "refused, but wrote element " << e;
+        continue;
+      }
+      EXPECT_LT(panels_m * panels_n, 64 * 64) << what << "4096 threads in a team";
+      ++ran;
+      const Verification v = resident.verify(std::nullopt);
+      EXPECT_TRUE(v.passed) << what << v.detail;
+      for (std::size_t e = 0; e < c.size(); ++e) ASSERT_NEAR(c[e], reference[e], tolerance) << what << "element " << e;
+    }
+  }
+  EXPECT_GE(ran, 2) << precision << ": the one-block tile ran with and without beta";
+}
+
+TYPED_TEST(MatrixTest, TiledGemmResidentFormVerifiesWhereTheTeamFits) {
+  check_resident_form<double, TypeParam>(1e-12);
+  check_resident_form<float, TypeParam>(1e-4);
 }
 
 // The run length: the busiest thread's share of tiles at its minimum, then the longest run.

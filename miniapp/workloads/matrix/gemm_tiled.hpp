@@ -13,10 +13,14 @@
 //   from raw row pointers, and each block goes from registers to C in vectors
 //   (gemm_tiled_host.hpp);
 // - GPU: one thread per register block; panels interleaved k-major, so the threads of a warp
-//   read consecutive scratch words (no bank conflicts) while they share a k.
+//   read consecutive scratch words (no bank conflicts) while they share a k. Each thread keeps
+//   its block in registers over the whole of K and writes C once (gemm_tiled_resident), where
+//   the space can run a team of one thread per block; else the portable form, which adds each
+//   k slice's product into C (DeviceForm).
 
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/spaces.hpp"
+#include "miniapp/workloads/matrix/gemm_tiled_device.hpp"
 #include "miniapp/workloads/matrix/gemm_tiled_host.hpp"
 #include "miniapp/workloads/matrix/params.hpp"
 
@@ -28,10 +32,6 @@
 
 namespace miniapp::matrix {
 
-struct TileShape {
-  int m = 0, n = 0, k = 0;
-};
-
 // Rows x columns of C one thread keeps in registers. Host: rows of two or three SIMD registers.
 // On AVX2's 16 registers, where the block is written in explicit vectors (MINIAPP_HOST_SIMD), 6 rows
 // of two (12 accumulators, 2 loads and a broadcast: 15 registers; BLIS's shape) in both precisions:
@@ -39,16 +39,16 @@ struct TileShape {
 // (docs/tuning-notes.md). On AVX-512's 32, 8 rows of three (24 accumulators: 8 broadcasts and 3
 // loads feed 24 FMAs; GCC's own code for an 8-row float64 block ran several times slower).
 // Without explicit vectors (SSE2, and the host spaces of CUDA/HIP builds), 4 rows of two; a wider
-// block spills there. GPU: fixed (the host ISA must not change what device code is compiled).
+// block spills there. GPU: DeviceRegisterBlock.
 template <class Scalar, class Space>
 struct RegisterBlock {
   static constexpr bool wide = is_host_space<Space>() && simd::kHostVectorRegisters >= 32 &&
                                (sizeof(Scalar) == 4 || MINIAPP_HOST_SIMD);
   static constexpr bool avx2 = is_host_space<Space>() && MINIAPP_HOST_SIMD && simd::kHostVectorBytes == 32;
-  static constexpr int rows = wide ? 8 : avx2 ? 6 : 4;
+  static constexpr int rows = wide ? 8 : avx2 ? 6 : is_host_space<Space>() ? 4 : DeviceRegisterBlock<Scalar>::rows;
   static constexpr int vectors = MINIAPP_HOST_SIMD && wide ? 3 : 2;
   static constexpr int cols = is_host_space<Space>() ? vectors * simd::kHostVectorBytes / static_cast<int>(sizeof(Scalar))
-                                                     : (sizeof(Scalar) == 4 ? 8 : 4);
+                                                     : DeviceRegisterBlock<Scalar>::cols;
   // On a GPU a tile holds whole blocks. The host clips a tile's last row and column panels to it
   // (6 rows divide no tile).
   static_assert(is_host_space<Space>() || (kTileMultiple % rows == 0 && kTileMultiple % cols == 0),
@@ -131,23 +131,6 @@ inline int host_row_run(const int tiles_m, const int tiles_n, const int concurre
   return best;
 }
 
-// The micro-kernel: acc += the RM-row panel a times the RN-column panel b over `depth` values of
-// k, a_k_stride and b_k_stride apart, with k outermost and one row of b loaded per step.
-template <class Scalar, int RM, int RN>
-KOKKOS_INLINE_FUNCTION void multiply_panels(const Scalar* a, const Scalar* b, const int depth, const int a_k_stride,
-                                            const int b_k_stride, Scalar (&acc)[RM][RN]) {
-  for (int kk = 0; kk < depth; ++kk) {
-    MINIAPP_OPAQUE_POINTER(a);
-    Scalar a_col[RM], b_row[RN];
-    for (int r = 0; r < RM; ++r) a_col[r] = a[r];
-    for (int c = 0; c < RN; ++c) b_row[c] = b[c];
-    for (int r = 0; r < RM; ++r)
-      for (int c = 0; c < RN; ++c) acc[r][c] += a_col[r] * b_row[c];
-    a += a_k_stride;
-    b += b_k_stride;
-  }
-}
-
 // C's rows x cols block at (i0, j0) = start + the product of the A and B panels, start being
 // beta * C0 on the first k slice (C0 not read at all where beta is 0, as in BLAS) and C on the
 // later ones: on the host in explicit vectors where this build has them.
@@ -201,7 +184,8 @@ inline constexpr long kWideTileL2Bytes = 512L << 10;
 // holds kWideTileL2Bytes; else 128 x 256 x 128.
 // GPU: 32 x 64 tiles of C (64 lanes per team in float32, 128 in float64: many small teams),
 // and as deep a k slice as 24 KiB of scratch holds, (32 + 64) x TK scalars: TK 64 in float32,
-// 32 in float64 (the H100 search that chose them). The searches: docs/tuning-notes.md.
+// 32 in float64 (the H100 search that chose them, on the streaming form; the resident form's
+// not yet searched). The searches: docs/tuning-notes.md.
 template <class Scalar, class Space>
 TileShape default_tiles(const std::size_t m, const std::size_t n, const int concurrency) {
   if (!is_host_space<Space>()) return {32, 64, static_cast<int>(256 / sizeof(Scalar))};
@@ -211,20 +195,18 @@ TileShape default_tiles(const std::size_t m, const std::size_t n, const int conc
   return {128, 256, 128};
 }
 
+// The host's form, and the devices' streaming form (DeviceForm).
 template <class Scalar, class Space, class AView, class BView, class CView, class C0View, MINIAPP_KERNEL_UNIT>
-void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const AView& A, const BView& B,
-                Scalar beta, const C0View& C0, const CView& C) {
+void gemm_tiled_streaming(const Space& space, const TileShape& tiles, Scalar alpha, const AView& A, const BView& B,
+                          Scalar beta, const C0View& C0, const CView& C) {
   constexpr int RM = RegisterBlock<Scalar, Space>::rows;
   constexpr int RN = RegisterBlock<Scalar, Space>::cols;
   constexpr bool kHost = is_host_space<Space>();
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
-  using Scratch = Kokkos::View<Scalar*, typename Space::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-
-  const int M = static_cast<int>(A.extent(0));
-  const int K = static_cast<int>(A.extent(1));
-  const int N = static_cast<int>(B.extent(1));
-  const int TM = tiles.m, TN = tiles.n, TK = tiles.k;
+  using Scratch = SliceScratch<Scalar, Space>;
+  const ProductExtents extents(A, B);
+  const int M = extents.m, K = extents.k, N = extents.n, TM = tiles.m, TN = tiles.n, TK = tiles.k;
   if ((!kHost && (TM % RM != 0 || TN % RN != 0)) || TK < 1)
     throw std::invalid_argument("gemm-tiled: tile " + std::to_string(TM) + " x " + std::to_string(TN) +
                                 " is not a multiple of the register block");
@@ -287,6 +269,24 @@ void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const 
           }
         }
       });
+}
+
+// C = alpha*A*B + beta*C0 on the space, in the form `form` names on device spaces (DeviceForm).
+template <class Scalar, class Space, class AView, class BView, class CView, class C0View, MINIAPP_KERNEL_UNIT>
+void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const AView& A, const BView& B,
+                Scalar beta, const C0View& C0, const CView& C, const DeviceForm form = DeviceForm::automatic) {
+  if constexpr (!is_host_space<Space>()) {
+    constexpr int RM = RegisterBlock<Scalar, Space>::rows, RN = RegisterBlock<Scalar, Space>::cols;
+    if (form != DeviceForm::streaming &&
+        gemm_tiled_resident<Scalar, RM, RN, Space, AView, BView, CView, C0View, KernelUnit>(space, tiles, alpha, A, B,
+                                                                                            beta, C0, C))
+      return;
+    if (form == DeviceForm::resident)
+      throw std::invalid_argument("gemm-tiled: the resident form cannot run a team of one thread per block of a " +
+                                  std::to_string(tiles.m) + " x " + std::to_string(tiles.n) + " tile on this space");
+  }
+  (void)form;
+  gemm_tiled_streaming<Scalar, Space, AView, BView, CView, C0View, KernelUnit>(space, tiles, alpha, A, B, beta, C0, C);
 }
 
 }  // namespace miniapp::matrix

@@ -34,6 +34,11 @@ struct Params {
   int tile_m = 0, tile_n = 0, tile_k = 0;
 };
 
+// gemm-tiled: rows and columns of C per team, and the depth of each k slice.
+struct TileShape {
+  int m = 0, n = 0, k = 0;
+};
+
 struct GemmShape {
   std::size_t m = 0, n = 0, k = 0;
 };
@@ -56,7 +61,8 @@ struct Description {
     return {{Variant::Elementwise, "elementwise", "z = x ** y (op: power) or x * y (op: multiply), one flat RangePolicy"},
             {Variant::GemmNaive, "gemm-naive", "one thread per element of C (MDRangePolicy)"},
             {Variant::GemmTiled, "gemm-tiled",
-             "teams over tiles of C, A/B slices packed in scratch, register-blocked micro-kernel"},
+             "teams over tiles of C, A/B slices packed in scratch, register-blocked micro-kernel (GPUs: each "
+             "thread keeps its block of C in registers over all of K)"},
             {Variant::GemmKokkosKernels, "gemm-kokkos-kernels",
              "KokkosBlas::gemm (the vendor BLAS where Kokkos Kernels was built with it)",
              compat::unavailable_without_kokkos_kernels()}};
