@@ -76,13 +76,17 @@ void elementwise_k(benchmark::State& state, matrix::Operation op) {
   rate_counters(state, k.work());
 }
 
+// gemm-tiled's tile shape, as the benchmarks label it.
+std::string tile_label(const matrix::TileShape& t) {
+  return "tile " + std::to_string(t.m) + "x" + std::to_string(t.n) + "x" + std::to_string(t.k);
+}
+
 template <class Scalar, class Space>
 void gemm(benchmark::State& state, const std::string& variant) {
   matrix::Gemm<Scalar, Space> k(matrix::Params{}, variant, static_cast<std::size_t>(state.range(0)));
   run_kernel<Space>(state, k);
   if (variant == "gemm-tiled")
-    state.SetLabel("tile " + std::to_string(k.tiles().m) + "x" + std::to_string(k.tiles().n) + "x" +
-                   std::to_string(k.tiles().k));
+    state.SetLabel(tile_label(k.tiles()));
 }
 
 // gemm-tiled in one device form (the workload's picks the resident one where the team fits), on
@@ -101,8 +105,7 @@ void gemm_device_form(benchmark::State& state, const matrix::DeviceForm form) {
   const Verification v = k.verify(std::nullopt);
   if (!v.passed) state.SkipWithError(("not verified: " + v.detail).c_str());
   rate_counters(state, k.work());
-  state.SetLabel("tile " + std::to_string(k.tiles().m) + "x" + std::to_string(k.tiles().n) + "x" +
-                 std::to_string(k.tiles().k));
+  state.SetLabel(tile_label(k.tiles()));
 }
 
 #if defined(MINIAPP_HAVE_HOST_BLAS)
