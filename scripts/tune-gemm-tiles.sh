@@ -15,8 +15,9 @@
 #   --output     default tune-gemm-tiles-SPACE
 #
 # DIR/tiles.tsv: one row per run (precision, tile_m, tile_n, tile_k, status, exit code, median
-# compute seconds, GFLOP/s, verified), the space default (tile 0 0 0) and gemm-kokkos-kernels
-# first as the references. DIR/runs/<name>/ keeps each run's deck, results and log. The fastest
+# compute seconds, GFLOP/s, verified, and the form gemm-tiled ran: resident or streaming on a GPU,
+# where a tile too big for the resident form's team falls back to streaming; host on the host),
+# the space default (tile 0 0 0) and gemm-kokkos-kernels first as the references. DIR/runs/<name>/ keeps each run's deck, results and log. The fastest
 # verified shape per precision is printed. Every run verifies its product as any deck does.
 #
 # Exit codes: 0 every run passed; 1 some run failed (tiles.tsv says which); 2 bad arguments.
@@ -52,7 +53,7 @@ done
 OUT=${OUT:-tune-gemm-tiles-$SPACE}
 mkdir -p "$OUT/runs"
 TSV="$OUT/tiles.tsv"
-printf 'precision\tvariant\ttile_m\ttile_n\ttile_k\tstatus\texit_code\tcompute_seconds\tGFLOPs\tverified\n' >"$TSV.tmp"
+printf 'precision\tvariant\ttile_m\ttile_n\ttile_k\tstatus\texit_code\tcompute_seconds\tGFLOPs\tverified\tform\n' >"$TSV.tmp"
 
 # One run: a one-case deck, its results.json read back with Python's standard library.
 run_one() {
@@ -77,7 +78,7 @@ run_one() {
   "$MINIAPP" "$dir/deck.yaml" --spaces "$SPACE" -o "$dir/out" -q --no-calibrate >"$dir/log" 2>&1
   local rc=$?
   python3 - "$dir/out/results.json" "$precision" "$variant" "$tm" "$tn" "$tk" "$rc" >>"$TSV.tmp" <<'EOF'
-import json, sys
+import json, re, sys
 path, precision, variant, tm, tn, tk, rc = sys.argv[1:]
 row = [precision, variant, tm, tn, tk]
 try:
@@ -85,10 +86,11 @@ try:
         m = json.load(f)["measurements"][0]
     compute = m["seconds"]["compute"]["median"]
     ok = m["verification"]["passed"]
+    form = re.search(r"gemm-tiled ran its (\w+) form", m["verification"].get("detail", ""))
     row += ["ok" if rc == "0" and ok else "failed", rc, f"{compute:.6g}", f"{m['work']['flops'] / compute * 1e-9:.1f}",
-            "yes" if ok else "no"]
+            "yes" if ok else "no", form.group(1) if form else "-"]
 except (OSError, ValueError, KeyError, IndexError):
-    row += ["failed", rc, "", "", ""]
+    row += ["failed", rc, "", "", "", "-"]
 print("\t".join(row))
 EOF
   tail -n 1 "$TSV.tmp" >&2
@@ -121,7 +123,8 @@ for p in sorted({r["precision"] for r in rows}):
     best = max(tiled, key=lambda r: float(r["GFLOPs"]))
     default = ref.get(("gemm-tiled", "0"))
     vendor = ref.get(("gemm-kokkos-kernels", "0"))
-    line = f"{p}: fastest tile {best['tile_m']} x {best['tile_n']} x {best['tile_k']}: {best['GFLOPs']} GFLOP/s"
+    line = (f"{p}: fastest tile {best['tile_m']} x {best['tile_n']} x {best['tile_k']} ({best['form']} form): "
+            f"{best['GFLOPs']} GFLOP/s")
     if default:
         line += f"; space default {default['GFLOPs']} GFLOP/s ({float(best['GFLOPs']) / float(default['GFLOPs']):.2f}x)"
     if vendor:

@@ -35,9 +35,15 @@ awk -F'\t' 'NR > 1 && $6 == "ok" {
   want = 2 * 96 * 96 * 96 / $8 * 1e-9
   if ($9 < want * 0.99 - 0.1 || $9 > want * 1.01 + 0.1) { print "rate " $9 " is not " want ": " $0; bad = 1 }
 } END { exit bad }' "$TSV" || fail "rows"
+# The form each run took, from its results: gemm-tiled's host form on a host space, none for the
+# vendor reference (a GPU's rows say resident or streaming).
+forms=$(awk -F'\t' 'NR > 1 && $6 == "ok" {print $2 ":" $11}' "$TSV" | sort -u | tr '\n' ' ')
+[ "$forms" = "gemm-kokkos-kernels:- gemm-tiled:host " ] || fail "forms '$forms', expected the host form for gemm-tiled"
+grep -q "gemm-tiled ran its host form, tiles 32 x 64 x 16" "$OUT/t/runs/float64-gemm-tiled-32-64-16/out/results.json" \
+  || fail "the results do not say the form and tiles that ran"
 # The printed fastest shape is the table's fastest ok tiled row.
 best=$(awk -F'\t' 'NR > 1 && $6 == "ok" && $2 == "gemm-tiled" && $3 != 0 && $9 + 0 > b {b = $9 + 0; s = $3 " x " $4 " x " $5} END {print s}' "$TSV")
-grep -q "^float64: fastest tile $best: " "$OUT/stdout" || fail "stdout does not name $best: $(cat "$OUT/stdout")"
+grep -q "^float64: fastest tile $best (host form): " "$OUT/stdout" || fail "stdout does not name $best: $(cat "$OUT/stdout")"
 grep -q "1 run(s) failed\|2 run(s) failed" "$OUT/stdout" || fail "stdout does not count the failed runs"
 
 # Bad arguments: exit 2, nothing written.

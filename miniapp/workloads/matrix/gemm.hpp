@@ -97,6 +97,7 @@ class Gemm {
   std::size_t first_row_;  // this rank's first row of it
   GemmShape shape_;        // this rank's panel (the whole product with one rank)
   TileShape tiles_;
+  std::optional<TiledForm> ran_;  // gemm-tiled's form in the last compute
   Matrix a_, b_, c0_, c_;
 };
 

@@ -272,21 +272,23 @@ void gemm_tiled_streaming(const Space& space, const TileShape& tiles, Scalar alp
 }
 
 // C = alpha*A*B + beta*C0 on the space, in the form `form` names on device spaces (DeviceForm).
+// Returns the form that ran.
 template <class Scalar, class Space, class AView, class BView, class CView, class C0View, MINIAPP_KERNEL_UNIT>
-void gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const AView& A, const BView& B,
-                Scalar beta, const C0View& C0, const CView& C, const DeviceForm form = DeviceForm::automatic) {
+TiledForm gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, const AView& A, const BView& B,
+                     Scalar beta, const C0View& C0, const CView& C, const DeviceForm form = DeviceForm::automatic) {
   if constexpr (!is_host_space<Space>()) {
     constexpr int RM = RegisterBlock<Scalar, Space>::rows, RN = RegisterBlock<Scalar, Space>::cols;
     if (form != DeviceForm::streaming &&
         gemm_tiled_resident<Scalar, RM, RN, Space, AView, BView, CView, C0View, KernelUnit>(space, tiles, alpha, A, B,
                                                                                             beta, C0, C))
-      return;
+      return TiledForm::resident;
     if (form == DeviceForm::resident)
       throw std::invalid_argument("gemm-tiled: the resident form cannot run a team of one thread per block of a " +
                                   std::to_string(tiles.m) + " x " + std::to_string(tiles.n) + " tile on this space");
   }
   (void)form;
   gemm_tiled_streaming<Scalar, Space, AView, BView, CView, C0View, KernelUnit>(space, tiles, alpha, A, B, beta, C0, C);
+  return is_host_space<Space>() ? TiledForm::host : TiledForm::streaming;
 }
 
 }  // namespace miniapp::matrix

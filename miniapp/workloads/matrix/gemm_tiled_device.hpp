@@ -35,16 +35,44 @@ struct ProductExtents {
       : m(static_cast<int>(A.extent(0))), k(static_cast<int>(A.extent(1))), n(static_cast<int>(B.extent(1))) {}
 };
 
+// The resident form's slices sit in one scratch allocation aligned to 16 bytes, the widest
+// shared-memory load of CUDA and HIP (gemm_tiled_resident's layout keeps every panel row a thread
+// reads on that alignment). A packet is 16 bytes of a panel row, read with one load: two float64
+// or four float32 (GPU compilers do not merge the scalar loads themselves).
+inline constexpr int kResidentAlignment = 16;
+template <class Scalar>
+struct alignas(kResidentAlignment) ScratchPacket {
+  static constexpr int size = kResidentAlignment / static_cast<int>(sizeof(Scalar));
+  Scalar v[size];
+};
+
+// N values of a panel row into registers: packets where the row is aligned, else one by one.
+template <bool Aligned, class Scalar, int N>
+KOKKOS_INLINE_FUNCTION void load_panel_row(const Scalar* row, Scalar (&out)[N]) {
+  if constexpr (Aligned) {
+    using Packet = ScratchPacket<Scalar>;
+    static_assert(N % Packet::size == 0, "a panel row is whole packets");
+    const Packet* const packets = reinterpret_cast<const Packet*>(row);
+    for (int w = 0; w < N / Packet::size; ++w) {
+      const Packet packet = packets[w];
+      for (int i = 0; i < Packet::size; ++i) out[w * Packet::size + i] = packet.v[i];
+    }
+  } else {
+    for (int i = 0; i < N; ++i) out[i] = row[i];
+  }
+}
+
 // The micro-kernel: acc += the RM-row panel a times the RN-column panel b over `depth` values of
-// k, a_k_stride and b_k_stride apart, with k outermost and one row of b loaded per step.
-template <class Scalar, int RM, int RN>
+// k, a_k_stride and b_k_stride apart, with k outermost and one row of b loaded per step. Aligned:
+// the caller promises every step's rows of a and b start on kResidentAlignment (read as packets).
+template <bool Aligned = false, class Scalar, int RM, int RN>
 KOKKOS_INLINE_FUNCTION void multiply_panels(const Scalar* a, const Scalar* b, const int depth, const int a_k_stride,
                                             const int b_k_stride, Scalar (&acc)[RM][RN]) {
   for (int kk = 0; kk < depth; ++kk) {
     MINIAPP_OPAQUE_POINTER(a);
     Scalar a_col[RM], b_row[RN];
-    for (int r = 0; r < RM; ++r) a_col[r] = a[r];
-    for (int c = 0; c < RN; ++c) b_row[c] = b[c];
+    load_panel_row<Aligned>(a, a_col);
+    load_panel_row<Aligned>(b, b_row);
     for (int r = 0; r < RM; ++r)
       for (int c = 0; c < RN; ++c) acc[r][c] += a_col[r] * b_row[c];
     a += a_k_stride;
@@ -60,6 +88,16 @@ KOKKOS_INLINE_FUNCTION void multiply_panels(const Scalar* a, const Scalar* b, co
 // - automatic: resident where the space can run a team of one thread per block, else streaming.
 enum class DeviceForm { automatic, resident, streaming };
 
+// The form a gemm-tiled product ran in: host spaces' one form, or a device space's.
+enum class TiledForm { host, resident, streaming };
+inline const char* form_name(const TiledForm form) {
+  switch (form) {
+    case TiledForm::resident: return "resident";
+    case TiledForm::streaming: return "streaming";
+    default: return "host";
+  }
+}
+
 // The resident form's A slice: element (r, kk) at kk * (TM + kResidentPadding) + r. A warp packs
 // 8 consecutive k of 4 rows (coalesced reads of A's rows); with the padding its stores spread
 // over a GPU's 32 shared-memory banks (for TM = 32, float32: bank r + 4 kk, all 32 distinct;
@@ -67,6 +105,9 @@ enum class DeviceForm { automatic, resident, streaming };
 // 8 threads shared each bank.
 inline constexpr int kResidentPadding = 4;
 inline constexpr int kResidentChunk = 8;  // consecutive k of a row packed by neighbouring threads
+// Both slices share one allocation on kResidentAlignment, the B slice right after the A slice:
+// RM and RN values, the padding, and so the padded A stride and TN, are whole packets (checked
+// below), so every panel row a thread reads starts on a packet.
 
 // The resident form, on any space whose teams can have one thread per RM x RN block of the tile
 // (GPUs: 64 or 128 threads for the default tiles; host teams are as wide as their thread pool,
@@ -81,7 +122,9 @@ bool gemm_tiled_resident(const Space& space, const TileShape& tiles, Scalar alph
                          Scalar beta, const C0View& C0, const CView& C) {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
-  using Scratch = SliceScratch<Scalar, Space>;
+  static_assert(RM * sizeof(Scalar) % kResidentAlignment == 0 && RN * sizeof(Scalar) % kResidentAlignment == 0 &&
+                    kResidentPadding * sizeof(Scalar) % kResidentAlignment == 0,
+                "each thread's panel rows start on a vector load's alignment");
   const ProductExtents extents(A, B);
   const int M = extents.m, K = extents.k, N = extents.n, TM = tiles.m, TN = tiles.n, TK = tiles.k;
   if (TM < 1 || TN < 1 || TM % RM != 0 || TN % RN != 0 || TK < 1)
@@ -93,16 +136,15 @@ bool gemm_tiled_resident(const Space& space, const TileShape& tiles, Scalar alph
   const int a_panels = TM / RM, blocks = a_panels * (TN / RN);
   const int a_k_stride = TM + kResidentPadding, b_k_stride = TN;
   const int a_elements = TM * ((TK + kResidentChunk - 1) / kResidentChunk * kResidentChunk);
-  const std::size_t bytes = Scratch::shmem_size(a_k_stride * TK) + Scratch::shmem_size(b_k_stride * TK);
+  const std::size_t slices = sizeof(Scalar) * static_cast<std::size_t>(a_k_stride + b_k_stride) * TK;
+  const std::size_t bytes = slices + kResidentAlignment;  // room to align the allocation's start
   const bool read_c0 = beta != Scalar(0);
 
   const auto kernel = KOKKOS_LAMBDA(const Member& team) {
     const int tile_i = team.league_rank() / tiles_n * TM;
     const int tile_j = team.league_rank() % tiles_n * TN;
-    Scratch a_slice(team.team_scratch(0), a_k_stride * TK);
-    Scratch b_slice(team.team_scratch(0), b_k_stride * TK);
-    Scalar* const ap = a_slice.data();
-    Scalar* const bp = b_slice.data();
+    Scalar* const ap = static_cast<Scalar*>(team.team_scratch(0).get_shmem_aligned(slices, kResidentAlignment));
+    Scalar* const bp = ap + a_k_stride * TK;
     // A panels vary fastest: neighbouring threads read neighbouring A panels and share B panels.
     const int p = team.team_rank() % a_panels, q = team.team_rank() / a_panels;
     Scalar acc[RM][RN] = {};
@@ -120,7 +162,7 @@ bool gemm_tiled_resident(const Space& space, const TileShape& tiles, Scalar alph
       });
       team.team_barrier();
       const int depth = K - k0 < TK ? K - k0 : TK;
-      multiply_panels(ap + p * RM, bp + q * RN, depth, a_k_stride, b_k_stride, acc);
+      multiply_panels<true>(ap + p * RM, bp + q * RN, depth, a_k_stride, b_k_stride, acc);
       team.team_barrier();
     }
     // Whole loops over the block with the edges as conditions, so that acc stays in registers.

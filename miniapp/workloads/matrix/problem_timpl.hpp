@@ -49,7 +49,9 @@ template <class Scalar, class Space>
 void Gemm<Scalar, Space>::compute(const Space& space) {
   const auto alpha = static_cast<Scalar>(params_.alpha), beta = static_cast<Scalar>(params_.beta);
   switch (variant_) {
-    case Variant::GemmTiled: return gemm_tiled(space, tiles_, alpha, a_.device, b_.device, beta, c0_.device, c_.device);
+    case Variant::GemmTiled:
+      ran_ = gemm_tiled(space, tiles_, alpha, a_.device, b_.device, beta, c0_.device, c_.device);
+      return;
     case Variant::GemmKokkosKernels:
       return gemm_kokkos_kernels(space, alpha, a_.device, b_.device, beta, c0_.device, c_.device);
     default: return gemm_naive(space, alpha, a_.device, b_.device, beta, c0_.device, c_.device);
@@ -58,7 +60,12 @@ void Gemm<Scalar, Space>::compute(const Space& space) {
 
 template <class Scalar, class Space>
 Verification Gemm<Scalar, Space>::verify(std::optional<double> tolerance) const {
-  return verify_gemm<Scalar>(params_, shape_, a_.host, b_.host, c0_.host, c_.host, tolerance, first_row_);
+  Verification v = verify_gemm<Scalar>(params_, shape_, a_.host, b_.host, c0_.host, c_.host, tolerance, first_row_);
+  // What ran, where the space chose it (the deck's tiles may say "space default").
+  if (variant_ == Variant::GemmTiled && ran_)
+    v.detail += std::string(v.detail.empty() ? "" : "; ") + "gemm-tiled ran its " + form_name(*ran_) + " form, tiles " +
+                std::to_string(tiles_.m) + " x " + std::to_string(tiles_.n) + " x " + std::to_string(tiles_.k);
+  return v;
 }
 
 }  // namespace miniapp::matrix
