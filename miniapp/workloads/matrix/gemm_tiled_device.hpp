@@ -109,6 +109,36 @@ inline constexpr int kResidentChunk = 8;  // consecutive k of a row packed by ne
 // RM and RN values, the padding, and so the padded A stride and TN, are whole packets (checked
 // below), so every panel row a thread reads starts on a packet.
 
+// The resident form packs its slices kPackBatch elements a thread at a time: the batch's global
+// loads are issued back to back, then stored. A TeamThreadRange loop of one load and one store
+// waits on each load in turn (its PTX: one ld.global per iteration, the st.shared right behind):
+// with the default tiles 24 memory round trips a thread per float64 slice and 96 per float32
+// slice, 6 in batches. The batch: 4 float64 and 16 float32 (ptxas, sm_80: 66 and 80 registers;
+// 8 float64 took 84, 5 teams of 128 an SM instead of 7; the float32 teams are held to 8 an SM by
+// their scratch, not their registers).
+template <class Scalar>
+inline constexpr int kPackBatch = sizeof(Scalar) == 4 ? 16 : 4;
+
+// Packs `count` elements into dst: element(e, slot) returns element e's value and sets slot, its
+// place in dst (negative: not stored, as the chunk padding past TK).
+template <class Scalar, class Member, class Element>
+KOKKOS_INLINE_FUNCTION void pack_in_batches(const Member& team, const int count, Scalar* const dst,
+                                            const Element& element) {
+  const int step = team.team_size();
+  constexpr int batch = kPackBatch<Scalar>;
+  for (int first = team.team_rank(); first < count; first += batch * step) {
+    Scalar value[batch];
+    int slot[batch];
+    for (int u = 0; u < batch; ++u) {
+      const int e = first + u * step;
+      slot[u] = -1;
+      value[u] = e < count ? element(e, slot[u]) : Scalar(0);
+    }
+    for (int u = 0; u < batch; ++u)
+      if (slot[u] >= 0) dst[slot[u]] = value[u];
+  }
+}
+
 // The resident form, on any space whose teams can have one thread per RM x RN block of the tile
 // (GPUs: 64 or 128 threads for the default tiles; host teams are as wide as their thread pool,
 // which the unit tests use with small tiles). Per k slice the team packs alpha * A and B into
@@ -149,16 +179,18 @@ bool gemm_tiled_resident(const Space& space, const TileShape& tiles, Scalar alph
     const int p = team.team_rank() % a_panels, q = team.team_rank() / a_panels;
     Scalar acc[RM][RN] = {};
     for (int k0 = 0; k0 < K; k0 += TK) {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a_elements), [&](const int e) {
+      pack_in_batches(team, a_elements, ap, [&](const int e, int& slot) {
         const int rest = e / kResidentChunk;
         const int r = rest % TM, kk = rest / TM * kResidentChunk + e % kResidentChunk;
         const int i = tile_i + r, k = k0 + kk;
-        if (kk < TK) ap[kk * a_k_stride + r] = (i < M && k < K) ? alpha * A(i, k) : Scalar(0);
+        if (kk < TK) slot = kk * a_k_stride + r;
+        return (kk < TK && i < M && k < K) ? alpha * A(i, k) : Scalar(0);
       });
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, TK * TN), [&](const int e) {
+      pack_in_batches(team, TK * TN, bp, [&](const int e, int& slot) {
         const int c = e % TN, kk = e / TN;
         const int j = tile_j + c, k = k0 + kk;
-        bp[kk * b_k_stride + c] = (k < K && j < N) ? B(k, j) : Scalar(0);
+        slot = kk * b_k_stride + c;
+        return (k < K && j < N) ? B(k, j) : Scalar(0);
       });
       team.team_barrier();
       const int depth = K - k0 < TK ? K - k0 : TK;
