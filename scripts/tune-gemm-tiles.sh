@@ -17,8 +17,9 @@
 # DIR/tiles.tsv: one row per run (precision, tile_m, tile_n, tile_k, status, exit code, median
 # compute seconds, GFLOP/s, verified, and the form gemm-tiled ran: resident or streaming on a GPU,
 # where a tile too big for the resident form's team falls back to streaming; host on the host),
-# the space default (tile 0 0 0) and gemm-kokkos-kernels first as the references. DIR/runs/<name>/ keeps each run's deck, results and log. The fastest
-# verified shape per precision is printed. Every run verifies its product as any deck does.
+# the space default (tile 0 0 0) and gemm-kokkos-kernels first as the references.
+# DIR/runs/<name>/ keeps each run's deck, results and log. The fastest verified shape per
+# precision is printed. Every run verifies its product as any deck does.
 #
 # Exit codes: 0 every run passed; 1 some run failed (tiles.tsv says which); 2 bad arguments.
 set -uo pipefail
