@@ -68,20 +68,44 @@ if [[ "$steps" == *$'unit-tests\tskipped\t0\t\t--skip unit-tests'* ]] && [[ "$st
    [[ "$steps" == *$'benchmarks:solver\tok'* ]]; then
   echo "ok: gpu-run.sh --skip records the skipped steps and runs the rest"
 else echo "FAIL: gpu-run.sh --skip unit-tests,peers: steps.tsv reads: $steps"; failures=$((failures + 1)); fi
+# gpu-run.sh --prebuilt without miniapp_jobs_tests (pack-prebuilt.sh leaves it out): unit.jobs is
+# left out of the unit step and recorded as skipped; with the program there, it runs.
+printf 'add_test(unit.jobs "%s")\nset_tests_properties(unit.jobs PROPERTIES LABELS "unit")\n' \
+  "$tmp/hostfake/project/tests/miniapp_jobs_tests" >"$tmp/hostfake/project/CTestTestfile.cmake"
+printf 'add_test(unit.other "%s")\nset_tests_properties(unit.other PROPERTIES LABELS "unit")\n' \
+  "$(type -P true)" >>"$tmp/hostfake/project/CTestTestfile.cmake"
+only_units=(--prebuilt --backend host --build-dir "$tmp/hostfake" --skip peers,advise,kernel-times
+            --decks "$SRC/input/quickstart.yaml" --benchmarks none)
+expect 0 "unit.jobs left out (no miniapp_jobs_tests in this prebuilt build)" "$G" "${only_units[@]}" --results "$tmp/jr"
+steps=$(cat "$tmp"/jr/*/steps.tsv 2>/dev/null); unit_log=$(cat "$tmp"/jr/*/logs/unit-tests.log 2>/dev/null)
+if [[ "$steps" == *$'unit-tests:jobs\tskipped\t0\t\tno miniapp_jobs_tests'* ]] && [[ "$steps" == *$'unit-tests\tok'* ]] &&
+   [[ "$unit_log" == *"unit.other"*"Passed"* ]] && [[ "$unit_log" != *"unit.jobs"* ]]; then
+  echo "ok: gpu-run.sh --prebuilt leaves out unit.jobs where miniapp_jobs_tests is absent, and says so"
+else echo "FAIL: gpu-run.sh --prebuilt without miniapp_jobs_tests: steps.tsv reads: $steps; unit log: $unit_log"
+  failures=$((failures + 1)); fi
+mkdir -p "$tmp/hostfake/project/tests"; cp "$(type -P true)" "$tmp/hostfake/project/tests/miniapp_jobs_tests"
+expect 0 "unit-tests: ok" "$G" "${only_units[@]}" --results "$tmp/jr2"
+steps=$(cat "$tmp"/jr2/*/steps.tsv 2>/dev/null); unit_log=$(cat "$tmp"/jr2/*/logs/unit-tests.log 2>/dev/null)
+if [[ "$steps" != *"unit-tests:jobs"* ]] && [[ "$unit_log" == *"unit.jobs"*"Passed"* ]]; then
+  echo "ok: gpu-run.sh --prebuilt runs unit.jobs where miniapp_jobs_tests is there"
+else echo "FAIL: gpu-run.sh --prebuilt with miniapp_jobs_tests: steps.tsv reads: $steps; unit log: $unit_log"
+  failures=$((failures + 1)); fi
 # pack-prebuilt.sh: refused without a build or without its program; a fake build packs its program,
-# its ctest file, its env and the bundle's shared libraries, at their absolute paths, nothing else.
+# its unit-test program (not miniapp_jobs_tests), its ctest file, its env and the bundle's shared
+# libraries, at their absolute paths, nothing else.
 P="$SRC/scripts/pack-prebuilt.sh"
 expect 2 "not a build of scripts/build-offline.sh" "$P" "$tmp/empty" "$tmp/p.tar.xz"
 mkdir -p "$tmp/pb/project/bin" "$tmp/pb/project/tests" "$tmp/pb/bundle/prefix/usr/lib" "$tmp/pb/bundle/prefix/usr/include"
 printf 'PROJECT_BUILD=%s\nBUNDLE=%s\n' "$tmp/pb/project" "$tmp/pb/bundle" >"$tmp/pb/offline-build.env"
 expect 2 "no $tmp/pb/project/bin/miniapp" "$P" "$tmp/pb" "$tmp/p.tar.xz"
 cp "$(type -P true)" "$tmp/pb/project/bin/miniapp"
+cp "$(type -P true)" "$tmp/pb/project/tests/miniapp_unit_tests"; cp "$(type -P true)" "$tmp/pb/project/tests/miniapp_jobs_tests"
 echo "add_test(x)" >"$tmp/pb/project/tests/CTestTestfile.cmake"
 echo lib >"$tmp/pb/bundle/prefix/usr/lib/libx.so.1"; echo header >"$tmp/pb/bundle/prefix/usr/include/x.h"
 expect 0 "unpack on the node with tar -xJf p.tar.xz -C /" "$P" "$tmp/pb" "$tmp/p.tar.xz"
 packed=$(tar -tJf "$tmp/p.tar.xz" 2>/dev/null | grep -v '/$' | sed 's|^\./||' | sort | paste -sd' ')
 want=$(printf '%s\n' "$tmp/pb/bundle/prefix/usr/lib/libx.so.1" "$tmp/pb/offline-build.env" "$tmp/pb/project/bin/miniapp" \
-         "$tmp/pb/project/tests/CTestTestfile.cmake" | sed 's|^/||' | sort | paste -sd' ')
+         "$tmp/pb/project/tests/CTestTestfile.cmake" "$tmp/pb/project/tests/miniapp_unit_tests" | sed 's|^/||' | sort | paste -sd' ')
 if [ "$packed" = "$want" ]; then echo "ok: pack-prebuilt.sh packs $packed"
 else echo "FAIL: pack-prebuilt.sh packed '$packed', wanted '$want'"; failures=$((failures + 1)); fi
 # Every patch in scripts/patches/ for a release the list knows is named for that release.
