@@ -498,6 +498,25 @@ TYPED_TEST(MatrixTest, TiledGemmResidentFormVerifiesWhereTheTeamFits) {
   check_resident_form<float, TypeParam>(1e-4);
 }
 
+// A tile that is no multiple of the register block is refused before anything is launched, and the
+// message names the tile and the block.
+TYPED_TEST(MatrixTest, TiledGemmResidentFormRefusesATileOffTheRegisterBlock) {
+  using Space = TypeParam;
+  constexpr int RM = matrix::DeviceRegisterBlock<double>::rows, RN = matrix::DeviceRegisterBlock<double>::cols;
+  const matrix::TileShape tiles{RM + 2, RN, 10};
+  matrix::Gemm<double, Space> k(rectangular(37, 29, 53, tiles), "gemm-tiled", 0);
+  const std::string want = "gemm-tiled: tile " + std::to_string(RM + 2) + " x " + std::to_string(RN) +
+                           " x 10 is not a multiple of the " + std::to_string(RM) + " x " + std::to_string(RN) +
+                           " register block";
+  try {
+    matrix::gemm_tiled_resident<double, RM, RN>(Space(), tiles, 1.0, k.a().device, k.b().device, 0.0, k.c0().device,
+                                                k.c().device);
+    FAIL() << "a " << matrix::to_string(tiles) << " tile ran";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(e.what(), want);
+  }
+}
+
 // The run length: the busiest thread's share of tiles at its minimum, then the longest run.
 TEST(MatrixTiles, HostRowRunsKeepEveryThreadBusy) {
   EXPECT_EQ(matrix::host_row_run(16, 8, 2), 16);  // n = 4096, 256 x 512 tiles: one run per column

@@ -208,8 +208,7 @@ void gemm_tiled_streaming(const Space& space, const TileShape& tiles, Scalar alp
   const ProductExtents extents(A, B);
   const int M = extents.m, K = extents.k, N = extents.n, TM = tiles.m, TN = tiles.n, TK = tiles.k;
   if ((!kHost && (TM % RM != 0 || TN % RN != 0)) || TK < 1)
-    throw std::invalid_argument("gemm-tiled: tile " + std::to_string(TM) + " x " + std::to_string(TN) +
-                                " is not a multiple of the register block");
+    throw std::invalid_argument("gemm-tiled: tile " + to_string(tiles) + " is not a multiple of the register block");
   const int tiles_m = (M + TM - 1) / TM, tiles_n = (N + TN - 1) / TN;
   const int run = kHost ? host_row_run(tiles_m, tiles_n, std::max(1, static_cast<int>(space.concurrency()))) : 1;
   const int league = (tiles_m + run - 1) / run * tiles_n;
@@ -284,7 +283,7 @@ TiledForm gemm_tiled(const Space& space, const TileShape& tiles, Scalar alpha, c
       return TiledForm::resident;
     if (form == DeviceForm::resident)
       throw std::invalid_argument("gemm-tiled: the resident form cannot run a team of one thread per block of a " +
-                                  std::to_string(tiles.m) + " x " + std::to_string(tiles.n) + " tile on this space");
+                                  to_string(tiles) + " tile on this space");
   }
   (void)form;
   gemm_tiled_streaming<Scalar, Space, AView, BView, CView, C0View, KernelUnit>(space, tiles, alpha, A, B, beta, C0, C);

@@ -158,9 +158,8 @@ bool gemm_tiled_resident(const Space& space, const TileShape& tiles, Scalar alph
   const ProductExtents extents(A, B);
   const int M = extents.m, K = extents.k, N = extents.n, TM = tiles.m, TN = tiles.n, TK = tiles.k;
   if (TM < 1 || TN < 1 || TM % RM != 0 || TN % RN != 0 || TK < 1)
-    throw std::invalid_argument("gemm-tiled: tile " + std::to_string(TM) + " x " + std::to_string(TN) + " x " +
-                                std::to_string(TK) + " is not a multiple of the " + std::to_string(RM) + " x " +
-                                std::to_string(RN) + " register block");
+    throw std::invalid_argument("gemm-tiled: tile " + to_string(tiles) + " is not a multiple of the " +
+                                std::to_string(RM) + " x " + std::to_string(RN) + " register block");
   const int tiles_n = (N + TN - 1) / TN;
   const int league = (M + TM - 1) / TM * tiles_n;
   const int a_panels = TM / RM, blocks = a_panels * (TN / RN);

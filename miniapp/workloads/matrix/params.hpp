@@ -39,6 +39,11 @@ struct TileShape {
   int m = 0, n = 0, k = 0;
 };
 
+// "TM x TN x TK", as results and errors name a tile.
+inline std::string to_string(const TileShape& t) {
+  return std::to_string(t.m) + " x " + std::to_string(t.n) + " x " + std::to_string(t.k);
+}
+
 struct GemmShape {
   std::size_t m = 0, n = 0, k = 0;
 };

@@ -64,7 +64,7 @@ Verification Gemm<Scalar, Space>::verify(std::optional<double> tolerance) const 
   // What ran, where the space chose it (the deck's tiles may say "space default").
   if (variant_ == Variant::GemmTiled && ran_)
     v.detail += std::string(v.detail.empty() ? "" : "; ") + "gemm-tiled ran its " + form_name(*ran_) + " form, tiles " +
-                std::to_string(tiles_.m) + " x " + std::to_string(tiles_.n) + " x " + std::to_string(tiles_.k);
+                to_string(tiles_);
   return v;
 }
 
