@@ -101,6 +101,29 @@ void batched_team_threads(benchmark::State& state) {
   report_and_verify(state, k);
 }
 
+// batched-thread's lanes mapping (Lanes) or column mapping on the kernel's own systems, whatever
+// the workload picks for n (devices: columns up to kColumnOrderMax), verified like its result.
+template <bool Lanes, class Space>
+void batched_thread_mapping(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const auto systems = static_cast<std::size_t>(state.range(1));
+  solver::Kernel<double, Space> k(batch(systems), "batched-thread", n);
+  make_resident(k);
+  const auto a = k.matrices().device;
+  const auto b = k.rhs().device;
+  const auto x = k.solutions().device;
+  const auto info = k.info().device;
+  const Space space;
+  time_iterations(state, space, [&] {
+    if constexpr (Lanes) {
+      solver::batched_thread_lanes(space, a, b, x, info);
+    } else {
+      solver::batched_thread_columns(space, a, b, x, info);
+    }
+  });
+  report_and_verify(state, k);
+}
+
 #if MINIAPP_HAVE_HOST_LAPACK
 // The same systems through LAPACK on data in its own layout: a row-major A is a column-major A^T,
 // so getrf factors it as it lies and getrs('T') solves A x = b. One system: the copy getrf's
@@ -216,6 +239,13 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
       // the workload's choice here is 32 / lanes threads (kBatchedTeamLanes; both batches fill
       // the device a warp per system): 4 at order 8, 1 at 32; 16 and 32 threads were slower at
       // both orders (docs/results/README.md)
+      // batched-thread's two mappings above kRegisterOrderMax: the lanes (the workload's above
+      // kColumnOrderMax) and the columns (the workload's up to it), padded to 16 and to 32
+      for (auto* b : {benchmark::RegisterBenchmark(("solver-batched-thread-lanes/float64/" + s).c_str(),
+                                                   batched_thread_mapping<true, Space>),
+                      benchmark::RegisterBenchmark(("solver-batched-thread-columns/float64/" + s).c_str(),
+                                                   batched_thread_mapping<false, Space>)})
+        b->Args({16, 10000})->Args({32, 10000})->UseManualTime()->Unit(benchmark::kMillisecond);
       threads("auto", batched_team_threads<-1, Space>);
       threads("t1", batched_team_threads<1, Space>);
       threads("t2", batched_team_threads<2, Space>);

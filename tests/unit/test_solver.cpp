@@ -134,11 +134,11 @@ TYPED_TEST(SolverTest, BatchedThreadSolvesEverySystemOfEveryRun) {
 
 namespace {
 
-// batched-thread's two GPU mappings (device_lu.hpp) called directly, whatever the space picks for
-// n: systems of `kind` in the device's LayoutLeft, column `zero_column` of system 1 zeroed where
-// it is given, solved in registers or on lanes; returns the verification and the info values.
-template <class Scalar, class Space>
-std::pair<Verification, std::vector<int>> solve_mapped(const bool registers, const std::size_t systems,
+// batched-thread's GPU mappings (device_lu.hpp) called directly, whatever the space picks for n:
+// systems of `kind` in the device's LayoutLeft, column `zero_column` of system 1 zeroed where it
+// is given, solved by `solve(a, b, x, info)`; returns the verification and the info values.
+template <class Scalar, class Space, class Solve>
+std::pair<Verification, std::vector<int>> solve_mapped(const Solve& solve, const std::size_t systems,
                                                        const std::size_t n, const solver::MatrixKind kind,
                                                        const int zero_column = -1) {
   Kokkos::View<Scalar***, Kokkos::LayoutLeft, Space> a("a", systems, n, n);
@@ -152,45 +152,103 @@ std::pair<Verification, std::vector<int>> solve_mapped(const bool registers, con
   Kokkos::deep_copy(a, ha);
   Kokkos::deep_copy(b, hb);
   Kokkos::deep_copy(x, Scalar(-1));
-  if (registers) {
-    solver::batched_thread_registers(Space(), a, b, x, info, static_cast<int>(n));
-  } else {
-    solver::batched_thread_lanes(Space(), a, b, x, info);
-  }
+  Kokkos::deep_copy(info, -7);
+  solve(a, b, x, info);
   auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
   auto hinfo = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), info);
   std::vector<int> infos(hinfo.data(), hinfo.data() + systems);
   return {solver::verify_systems<Scalar>(ha, hb, hx, hinfo, std::nullopt), infos};
 }
 
+// One mapping on orders `orders`: both precisions, random systems (which pivot) and diagonally
+// dominant ones, 37 systems so a team of several ends part-empty; a zero pivot is named by its
+// column and no other system is touched by it; singular systems are all reported.
+template <class Space, class Solve>
+void check_mapping(const Solve& solve, const std::vector<std::size_t>& orders) {
+  using solver::MatrixKind;
+  for (const std::size_t n : orders) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    for (auto kind : {MatrixKind::Random, MatrixKind::DiagonallyDominant}) {
+      const auto [v64, info64] = solve_mapped<double, Space>(solve, 37, n, kind);
+      EXPECT_TRUE(v64.passed) << "float64: " << v64.detail;
+      EXPECT_EQ(info64, std::vector<int>(37, 0));
+      const auto [v32, info32] = solve_mapped<float, Space>(solve, 37, n, kind);
+      EXPECT_TRUE(v32.passed) << "float32: " << v32.detail;
+    }
+    if (n < 3) continue;
+    const auto [v, info] = solve_mapped<double, Space>(solve, 5, n, MatrixKind::Random, 2);
+    EXPECT_FALSE(v.passed);
+    EXPECT_EQ(info, (std::vector<int>{0, 3, 0, 0, 0}));
+    const auto [singular, singular_info] = solve_mapped<double, Space>(solve, 3, n, MatrixKind::Singular);
+    EXPECT_FALSE(singular.passed);
+    for (const int i : singular_info) EXPECT_GT(i, 0);
+  }
+}
+
 }  // namespace
 
 // The GPU mappings on every space (on the host they run with one lane): every order each serves
 // and some past its boundaries (lanes: one lane group of 16, of 32, and more columns than 32
-// lanes, which loop), both precisions, random systems (which pivot) and diagonally dominant ones,
-// 37 systems so a team of several ends part-empty; a zero pivot is named by its column and no
-// other system is touched by it.
+// lanes, which loop).
 TYPED_TEST(SolverTest, GpuMappingsOfBatchedThreadVerifyOnEveryOrderTheyServe) {
   using Space = TypeParam;
-  using solver::MatrixKind;
-  std::vector<std::pair<bool, std::size_t>> cases;
-  for (std::size_t n = 1; n <= solver::kRegisterOrderMax; ++n) cases.push_back({true, n});
-  for (std::size_t n : {1, 7, 11, 15, 16, 31, 32, 33, 40, 70}) cases.push_back({false, n});
-  for (const auto& [registers, n] : cases) {
-    SCOPED_TRACE((registers ? "registers, n " : "lanes, n ") + std::to_string(n));
-    for (auto kind : {MatrixKind::Random, MatrixKind::DiagonallyDominant}) {
-      const auto [v64, info64] = solve_mapped<double, Space>(registers, 37, n, kind);
-      EXPECT_TRUE(v64.passed) << "float64: " << v64.detail;
-      const auto [v32, info32] = solve_mapped<float, Space>(registers, 37, n, kind);
-      EXPECT_TRUE(v32.passed) << "float32: " << v32.detail;
-    }
-    if (n < 3) continue;
-    const auto [v, info] = solve_mapped<double, Space>(registers, 5, n, MatrixKind::Random, 2);
-    EXPECT_FALSE(v.passed);
-    EXPECT_EQ(info, (std::vector<int>{0, 3, 0, 0, 0}));
-    const auto [singular, singular_info] = solve_mapped<double, Space>(registers, 3, n, MatrixKind::Singular);
-    EXPECT_FALSE(singular.passed);
-    for (const int i : singular_info) EXPECT_GT(i, 0);
+  {
+    SCOPED_TRACE("registers");
+    std::vector<std::size_t> orders;
+    for (std::size_t n = 1; n <= solver::kRegisterOrderMax; ++n) orders.push_back(n);
+    check_mapping<Space>([](auto& a, auto& b, auto& x, auto& info) {
+      solver::batched_thread_registers(Space(), a, b, x, info, static_cast<int>(a.extent(1)));
+    }, orders);
+  }
+  SCOPED_TRACE("lanes");
+  check_mapping<Space>([](auto& a, auto& b, auto& x, auto& info) { solver::batched_thread_lanes(Space(), a, b, x, info); },
+                       {1, 7, 11, 15, 16, 31, 32, 33, 40, 70});
+}
+
+namespace {
+
+// The column mapping with G groups of T threads to a team, orders padded to NM, where the space's
+// teams hold T * G threads (on a GPU it runs T = NM, G = 32 / NM); returns whether it ran.
+template <int NM, int T, int G, class Space>
+bool check_column_shape(const std::vector<std::size_t>& orders) {
+  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
+  if (Kokkos::TeamPolicy<Space>(Space(), 1, Kokkos::AUTO)
+          .team_size_max(KOKKOS_LAMBDA(const Member&){}, Kokkos::ParallelForTag()) < T * G)
+    return false;
+  SCOPED_TRACE("columns padded to " + std::to_string(NM) + ", " + std::to_string(G) + " groups of " +
+               std::to_string(T) + " threads");
+  check_mapping<Space>([](auto& a, auto& b, auto& x, auto& info) {
+    solver::batched_thread_columns<NM, T, G>(Space(), a, b, x, info);
+  }, orders);
+  return true;
+}
+
+}  // namespace
+
+// The column mapping (GPUs: orders kRegisterOrderMax + 1 to kColumnOrderMax) on every space, with
+// one thread per system and, where the space's teams hold them, two threads a system (a thread
+// holding every other column) and two systems a team; orders below, at and past the boundaries
+// of each padding (the workload pads 11-16 to 16, 17-32 to 32). An order above the padding is
+// refused before anything runs.
+TYPED_TEST(SolverTest, ColumnMappingOfBatchedThreadVerifiesOnEveryOrderItServes) {
+  using Space = TypeParam;
+  const std::vector<std::size_t> to16 = {1, 2, 11, 15, 16}, to32 = {3, 16, 17, 31, 32};
+  int ran = 0;
+  ran += check_column_shape<16, 1, 1, Space>(to16);
+  ran += check_column_shape<32, 1, 1, Space>(to32);
+  ran += check_column_shape<16, 2, 1, Space>(to16);
+  ran += check_column_shape<32, 1, 2, Space>(to32);
+  ran += check_column_shape<16, 16, 2, Space>(to16);  // the GPU's shapes
+  ran += check_column_shape<32, 32, 1, Space>(to32);
+  EXPECT_GE(ran, 2);
+  Kokkos::View<double***, Space> a("a", 1, 17, 17);
+  Kokkos::View<double**, Space> b("b", 1, 17), x("x", 1, 17);
+  Kokkos::View<int*, Space> info("info", 1);
+  try {
+    solver::batched_thread_columns<16, 1, 1>(Space(), a, b, x, info);
+    FAIL() << "order 17 ran padded to 16";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "solver: the column mapping pads rows to 16, fewer than the order 17");
   }
 }
 
