@@ -76,52 +76,54 @@ void solver_variant(benchmark::State& state, const std::string& variant) {
   report_and_verify(state, k);
 }
 
-// batched-team with T threads to a team (T = -1: Kokkos::AUTO) instead of the workload's choice
-// (device spaces), on the kernel's own systems, verified like the workload's result.
-template <int T, class Space>
-void batched_team_threads(benchmark::State& state) {
+// One kernel of `variant` on the benchmark's systems (range 0: n, range 1: how many), its inputs
+// resident; `solve(space, a, b, x, info)` on its Views is timed and the result verified like the
+// workload's. A launch Kokkos refuses (too many threads to a team for the kernel's registers,
+// say) is reported as the benchmark's error, named by `what`.
+template <class Space, class Solve>
+void batched_on_views(benchmark::State& state, const char* variant, const std::string& what, const Solve& solve) {
   const auto n = static_cast<std::size_t>(state.range(0));
   const auto systems = static_cast<std::size_t>(state.range(1));
-  solver::Kernel<double, Space> k(batch(systems), "batched-team", n);
+  solver::Kernel<double, Space> k(batch(systems), variant, n);
   make_resident(k);
   const auto a = k.matrices().device;
   const auto b = k.rhs().device;
   const auto x = k.solutions().device;
   const auto info = k.info().device;
   const Space space;
-  try {  // a team of T threads may exceed what the kernel's registers allow: Kokkos refuses the launch
-    solver::batched_team<T>(space, a, b, x, info);
+  try {
+    solve(space, a, b, x, info);
     space.fence();
   } catch (const std::exception& e) {
-    const std::string threads = T > 0 ? std::to_string(T) : "AUTO";
-    state.SkipWithError((threads + " threads to a team refused: " + e.what()).c_str());
+    state.SkipWithError((what + " refused: " + e.what()).c_str());
     return;
   }
-  time_iterations(state, space, [&] { solver::batched_team<T>(space, a, b, x, info); });
+  time_iterations(state, space, [&] { solve(space, a, b, x, info); });
   report_and_verify(state, k);
 }
 
-// batched-thread's lanes mapping (Lanes) or column mapping on the kernel's own systems, whatever
-// the workload picks for n (devices: columns up to kColumnOrderMax), verified like its result.
+// batched-team with T threads to a team (T = -1: Kokkos::AUTO) instead of the workload's choice
+// (device spaces).
+template <int T, class Space>
+void batched_team_threads(benchmark::State& state) {
+  batched_on_views<Space>(state, "batched-team", (T > 0 ? std::to_string(T) : "AUTO") + " threads to a team",
+                          [](const Space& space, const auto& a, const auto& b, const auto& x, const auto& info) {
+                            solver::batched_team<T>(space, a, b, x, info);
+                          });
+}
+
+// batched-thread's lanes mapping (Lanes) or column mapping, whatever the workload picks for n
+// (devices: columns up to kColumnOrderMax).
 template <bool Lanes, class Space>
 void batched_thread_mapping(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  const auto systems = static_cast<std::size_t>(state.range(1));
-  solver::Kernel<double, Space> k(batch(systems), "batched-thread", n);
-  make_resident(k);
-  const auto a = k.matrices().device;
-  const auto b = k.rhs().device;
-  const auto x = k.solutions().device;
-  const auto info = k.info().device;
-  const Space space;
-  time_iterations(state, space, [&] {
-    if constexpr (Lanes) {
-      solver::batched_thread_lanes(space, a, b, x, info);
-    } else {
-      solver::batched_thread_columns(space, a, b, x, info);
-    }
-  });
-  report_and_verify(state, k);
+  batched_on_views<Space>(state, "batched-thread", Lanes ? "the lanes mapping" : "the column mapping",
+                          [](const Space& space, const auto& a, const auto& b, const auto& x, const auto& info) {
+                            if constexpr (Lanes) {
+                              solver::batched_thread_lanes(space, a, b, x, info);
+                            } else {
+                              solver::batched_thread_columns(space, a, b, x, info);
+                            }
+                          });
 }
 
 #if MINIAPP_HAVE_HOST_LAPACK
