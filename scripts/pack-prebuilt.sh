@@ -12,7 +12,7 @@
 # test host-only code that every CI run covers, yet the program links every device kernel; with it
 # the pack no longer fitted a 64 MiB carry beside the project. gpu-run.sh leaves unit.jobs out
 # where the program is absent and says so in steps.tsv. Compressed with xz -9e (XZ_OPT overrides
-# it): 12 MB in 104 s on 2 cores for the CUDA build of every target (Kokkos 4.6.01), whose build
+# it): 13 MB in 2 minutes on 2 cores for the CUDA build of every target (Kokkos 4.6.01), whose build
 # directory holds 348 MB; 21 MB with miniapp_jobs_tests at xz's default level.
 # Exit codes: 0 packed; 1 a step failed; 2 bad arguments.
 set -euo pipefail
