@@ -34,6 +34,8 @@ struct ColumnGroup {
   int* result;        // 0, k + 1 for a pivot too small at column k, -1 a group past the batch
 };
 
+// The larger of two values, the held one where v is NaN: the column and the lanes mappings take
+// their max|A| with it.
 template <class Scalar>
 KOKKOS_FORCEINLINE_FUNCTION Scalar larger_of(const Scalar held, const Scalar v) {
   return v > held ? v : held;  // NaN: held
@@ -108,9 +110,9 @@ KOKKOS_INLINE_FUNCTION void solve_on_columns(const Member& team, const A& a, con
   Scalar thread_max = 0;
   MINIAPP_UNROLL
   for (int c = 0; c < C; ++c) {
+    const int j = t + c * T;
     MINIAPP_UNROLL
     for (int i = 0; i < NM; ++i) {
-      const int j = t + c * T;
       col[c][i] = active && i < n && j < n ? a(s, i, j) : Scalar(0);
       thread_max = larger_of(thread_max, compat::math::fabs(col[c][i]));
     }

@@ -151,7 +151,6 @@ KOKKOS_INLINE_FUNCTION void solve_on_lanes(const Member& thread, const A& a, con
                                            const std::size_t s, const Matrix& m, const int n,
                                            const Scalar tiny_factor) {
   Scalar scale = 0;
-  const auto larger = [](const Scalar held, const Scalar v) { return v > held ? v : held; };  // NaN: held
   Kokkos::parallel_reduce(
       Kokkos::ThreadVectorRange(thread, n),
       [&](const int j, Scalar& lane_max) {
@@ -161,13 +160,13 @@ KOKKOS_INLINE_FUNCTION void solve_on_lanes(const Member& thread, const A& a, con
         for (; i + 4 <= n; i += 4) {
           const Scalar v0 = a(s, i, j), v1 = a(s, i + 1, j), v2 = a(s, i + 2, j), v3 = a(s, i + 3, j);
           m(i, j) = v0, m(i + 1, j) = v1, m(i + 2, j) = v2, m(i + 3, j) = v3;
-          lane_max = larger(larger(lane_max, compat::math::fabs(v0)), compat::math::fabs(v1));
-          lane_max = larger(larger(lane_max, compat::math::fabs(v2)), compat::math::fabs(v3));
+          lane_max = larger_of(larger_of(lane_max, compat::math::fabs(v0)), compat::math::fabs(v1));
+          lane_max = larger_of(larger_of(lane_max, compat::math::fabs(v2)), compat::math::fabs(v3));
         }
         for (; i < n; ++i) {
           const Scalar v = a(s, i, j);
           m(i, j) = v;
-          lane_max = larger(lane_max, compat::math::fabs(v));
+          lane_max = larger_of(lane_max, compat::math::fabs(v));
         }
       },
       Kokkos::Max<Scalar>(scale));
