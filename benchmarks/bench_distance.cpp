@@ -165,8 +165,8 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
                                  [](benchmark::State& st) { distance_matrix<float, Space>(st, "direct", true); })
         ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
     if constexpr (!is_host_space<Space>()) {
-      // direct's forms on devices: the team form it ran before, the flat form with 1, 4, 8 (its
-      // default, kDirectPerThread) and 16 entries per thread.
+      // direct's forms on devices: the team form it ran before, the flat form with 1, 4, 8 and 16
+      // (its default, kDirectPerThread) entries per thread.
       benchmark::RegisterBenchmark(("distance-direct-team/float32/" + s).c_str(), distance_direct_form<0, Space>)
           ->Arg(1024)->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("distance-direct-flat-k1/float32/" + s).c_str(), distance_direct_form<1, Space>)

@@ -221,16 +221,16 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
                         benchmark::RegisterBenchmark(("solver-dense-blocked-panel256/float64/" + s).c_str(),
                                                      dense_blocked_leaves<256, kWideLeafRows, Space>)})
           b->Args(dense)->UseManualTime()->Unit(benchmark::kMillisecond);
-        // every leaf in one team, every leaf over the device, over the device from 512 or 2048
-        // rows (the workload's: from kWideLeafRows), at 2048 and 4096
+        // every leaf in one team, every leaf over the device, over the device from 512 or 1024
+        // rows (the workload's: from kWideLeafRows, 2048), at 2048 and 4096
         for (auto* b : {benchmark::RegisterBenchmark(("solver-dense-blocked-leaf-one-team/float64/" + s).c_str(),
                                                      dense_blocked_leaves<kPanelThreads, kNever, Space>),
                         benchmark::RegisterBenchmark(("solver-dense-blocked-leaf-over-device/float64/" + s).c_str(),
                                                      dense_blocked_leaves<kPanelThreads, 0, Space>),
                         benchmark::RegisterBenchmark(("solver-dense-blocked-leaf-wide512/float64/" + s).c_str(),
                                                      dense_blocked_leaves<kPanelThreads, 512, Space>),
-                        benchmark::RegisterBenchmark(("solver-dense-blocked-leaf-wide2048/float64/" + s).c_str(),
-                                                     dense_blocked_leaves<kPanelThreads, 2048, Space>)})
+                        benchmark::RegisterBenchmark(("solver-dense-blocked-leaf-wide1024/float64/" + s).c_str(),
+                                                     dense_blocked_leaves<kPanelThreads, 1024, Space>)})
           b->Args(dense)->Args({4096, 1, 128})->UseManualTime()->Unit(benchmark::kMillisecond);
       }
       const auto threads = [&](const std::string& name, void (*f)(benchmark::State&)) {
@@ -241,13 +241,14 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
       // the workload's choice here is 32 / lanes threads (kBatchedTeamLanes; both batches fill
       // the device a warp per system): 4 at order 8, 1 at 32; 16 and 32 threads were slower at
       // both orders (docs/results/README.md)
-      // batched-thread's two mappings above kRegisterOrderMax: the lanes (the workload's above
-      // kColumnOrderMax) and the columns (the workload's up to it), padded to 16 and to 32
-      for (auto* b : {benchmark::RegisterBenchmark(("solver-batched-thread-lanes/float64/" + s).c_str(),
-                                                   batched_thread_mapping<true, Space>),
-                      benchmark::RegisterBenchmark(("solver-batched-thread-columns/float64/" + s).c_str(),
-                                                   batched_thread_mapping<false, Space>)})
-        b->Args({16, 10000})->Args({32, 10000})->UseManualTime()->Unit(benchmark::kMillisecond);
+      // batched-thread's two mappings above kRegisterOrderMax: the columns (the workload's up to
+      // kColumnOrderMax, 16) against the lanes there, and the lanes at 32 (the workload's above)
+      benchmark::RegisterBenchmark(("solver-batched-thread-lanes/float64/" + s).c_str(),
+                                   batched_thread_mapping<true, Space>)
+          ->Args({16, 10000})->Args({32, 10000})->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("solver-batched-thread-columns/float64/" + s).c_str(),
+                                   batched_thread_mapping<false, Space>)
+          ->Args({16, 10000})->UseManualTime()->Unit(benchmark::kMillisecond);
       threads("auto", batched_team_threads<-1, Space>);
       threads("t1", batched_team_threads<1, Space>);
       threads("t2", batched_team_threads<2, Space>);

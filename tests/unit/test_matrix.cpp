@@ -582,6 +582,18 @@ TYPED_TEST(MatrixTest, TiledGemmDefaultTilesAndOverrides) {
   } else {
     EXPECT_EQ((f.m + f.n) * f.k * sizeof(float), 24u * 1024);
     EXPECT_EQ((d.m + d.n) * d.k * sizeof(double), 24u * 1024);
+    // float32 takes 64 x 128 x 32 (the same 24 KiB) once the product has a tile for every 1024
+    // resident threads, and only then; float64 keeps its tile.
+    const std::size_t wide = static_cast<std::size_t>(threads) / 1024 * 128 + 128;
+    const matrix::TileShape big32 = matrix::default_tiles<float, Space>(64, wide, threads);
+    EXPECT_EQ(big32.m, 64);
+    EXPECT_EQ(big32.n, 128);
+    EXPECT_EQ((big32.m + big32.n) * big32.k * sizeof(float), 24u * 1024);
+    if (threads >= 2048) {
+      EXPECT_EQ((matrix::default_tiles<float, Space>(64, 128, threads).m), f.m);
+      EXPECT_EQ(f.m, 32);
+    }
+    EXPECT_EQ((matrix::default_tiles<double, Space>(4096, 4096, threads).n), d.n);
   }
 }
 

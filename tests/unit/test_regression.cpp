@@ -251,12 +251,19 @@ TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
       regression::range_gradient_sums(Space(), x, y, beta, range);
       constexpr int kColumns = regression::kTeamGradientRegisterColumns;
       Kokkos::View<double*, Kokkos::LayoutRight, Memory> registers("registers", cols + 1);
+      // the register form with the workload's lanes, on partials sized as the workload sizes them
+      // for the rows it takes the form for (too few would throw), else float32's lanes' partials
+      constexpr int kRegisterLanes = regression::kTeamGradientRegisterLanes;
+      const auto fused_partials = cols >= static_cast<std::size_t>(kRegisterLanes)
+                                      ? Kokkos::View<double*, Memory>(
+                                            "partials", regression::fused_partials_size<double, Space>(n, cols))
+                                      : partials4;
       if (cols <= static_cast<std::size_t>(kColumns))
-        regression::team_gradient_sums<0, regression::kTeamGradientChunk, kColumns>(Space(), x, y, beta, partials,
-                                                                                   registers);
+        regression::team_gradient_sums<kRegisterLanes, regression::kTeamGradientChunk, kColumns>(
+            Space(), x, y, beta, fused_partials, registers);
       else
-        EXPECT_THROW((regression::team_gradient_sums<0, regression::kTeamGradientChunk, kColumns>(
-                         Space(), x, y, beta, partials, registers)),
+        EXPECT_THROW((regression::team_gradient_sums<kRegisterLanes, regression::kTeamGradientChunk, kColumns>(
+                         Space(), x, y, beta, fused_partials, registers)),
                      std::logic_error);
       Kokkos::fence();
       auto ht = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), teams);

@@ -228,22 +228,21 @@ bool check_column_shape(const std::vector<std::size_t>& orders) {
 // The column mapping (GPUs: orders kRegisterOrderMax + 1 to kColumnOrderMax) on every space: on
 // host spaces with one thread per system and, where the space's teams hold them, two threads a
 // system (a thread holding every other column) and two systems a team; the GPU's shapes wherever
-// a team holds 32 threads; orders below, at and past the boundaries
-// of each padding (the workload pads 11-16 to 16, 17-32 to 32). An order above the padding is
-// refused before anything runs.
+// a team holds 32 threads; orders below, at and past the boundary
+// of the padding (the workload pads 11-16 to 16) and a wider padding on the host. An order above
+// the padding is refused before anything runs.
 TYPED_TEST(SolverTest, ColumnMappingOfBatchedThreadVerifiesOnEveryOrderItServes) {
   using Space = TypeParam;
-  const std::vector<std::size_t> to16 = {1, 2, 11, 15, 16}, to32 = {3, 16, 17, 31, 32};
+  const std::vector<std::size_t> to16 = {1, 2, 11, 15, 16};
   int ran = 0;
-  if constexpr (is_host_space<Space>()) {  // a GPU thread would hold 16 or 32 columns: not compiled for GPUs
+  if constexpr (is_host_space<Space>()) {  // a GPU thread would hold 8 to 32 columns: not compiled for GPUs
     ran += check_column_shape<16, 1, 1, Space>(to16);
-    ran += check_column_shape<32, 1, 1, Space>(to32);
+    ran += check_column_shape<32, 1, 1, Space>({3, 17, 31, 32});
     ran += check_column_shape<16, 2, 1, Space>(to16);
-    ran += check_column_shape<32, 1, 2, Space>(to32);
+    ran += check_column_shape<16, 1, 2, Space>(to16);
   }
-  ran += check_column_shape<16, 16, 2, Space>(to16);  // the GPU's shapes
-  ran += check_column_shape<32, 32, 1, Space>(to32);
-  EXPECT_GE(ran, 2);
+  ran += check_column_shape<16, 16, 2, Space>(to16);  // the GPU's shape
+  EXPECT_GE(ran, 1);
   Kokkos::View<double***, Space> a("a", 1, 17, 17);
   Kokkos::View<double**, Space> b("b", 1, 17), x("x", 1, 17);
   Kokkos::View<int*, Space> info("info", 1);

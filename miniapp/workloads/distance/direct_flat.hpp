@@ -57,8 +57,9 @@ void direct_flat(const Space& space, const Points& points, const Out& out, std::
 }
 
 // Entries per thread of direct's device form: 8 was the fastest of 1, 4 and 8 on the H200 at
-// the sizes above 1024 in two sittings, and equal at 1024 (docs/tuning-notes.md).
-inline constexpr int kDirectPerThread = 8;
+// the sizes above 1024 in two sittings, and equal at 1024; 16 against 8 (2026-11-29, float32):
+// 52.9 against 54.0 us at n = 4096, 142.7 against 153.4 us at 8192 (docs/tuning-notes.md).
+inline constexpr int kDirectPerThread = 16;
 
 // The workload's direct: the team form on host spaces, the flat form on devices.
 template <class Space, class Points, class Out>

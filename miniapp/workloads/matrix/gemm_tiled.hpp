@@ -182,13 +182,22 @@ inline constexpr long kWideTileL2Bytes = 512L << 10;
 // 128 x 256 x 128 (384 KiB): at n = 1024 and 4096, 1.13-1.39x the narrow tiles in float64 and
 // 1.08-1.5x in float32. Only while the product gives every thread two tiles, and where the L2
 // holds kWideTileL2Bytes; else 128 x 256 x 128.
-// GPU: 32 x 64 tiles of C (64 lanes per team in float32, 128 in float64: many small teams),
-// and as deep a k slice as 24 KiB of scratch holds, (32 + 64) x TK scalars: TK 64 in float32,
-// 32 in float64 (the H100 search that chose them, on the streaming form; the resident form's
-// not yet searched). The searches: docs/tuning-notes.md.
+// GPU: 24 KiB of scratch a team. float64 32 x 64 x 32 (the H100 search on the streaming form;
+// on the resident form at n = 2048 on the H200 within 3% of the best, 32 x 128 x 16). float32:
+// 64 x 128 x 32 (256 threads a team, a 4 x 8 block of C each) where the product has a tile for
+// every 1024 of the space's resident threads (an H200's 132 SMs: 264 tiles, n = 2048 has 512),
+// 1.48x 32 x 64 x 64 at n = 2048 on the H200; smaller products keep 32 x 64 x 64, four times as
+// many teams. The searches: docs/tuning-notes.md.
 template <class Scalar, class Space>
 TileShape default_tiles(const std::size_t m, const std::size_t n, const int concurrency) {
-  if (!is_host_space<Space>()) return {32, 64, static_cast<int>(256 / sizeof(Scalar))};
+  if constexpr (!is_host_space<Space>()) {
+    if constexpr (sizeof(Scalar) == 4) {
+      const TileShape big{64, 128, 32};
+      const std::size_t big_tiles = ((m + big.m - 1) / big.m) * ((n + big.n - 1) / big.n);
+      if (big_tiles >= static_cast<std::size_t>(std::max(concurrency, 0)) / 1024) return big;
+    }
+    return {32, 64, static_cast<int>(256 / sizeof(Scalar))};
+  }
   const TileShape wide{128, 512, static_cast<int>(1024 / sizeof(Scalar))};
   const std::size_t wide_tiles = ((m + wide.m - 1) / wide.m) * ((n + wide.n - 1) / wide.n);
   if (host_l2_bytes() >= kWideTileL2Bytes && wide_tiles >= 2 * static_cast<std::size_t>(concurrency)) return wide;

@@ -254,12 +254,16 @@ void fused_sums(const Space& space, const X& x, const Y& y, const F& fit) {
   }
 #endif
   if constexpr (!is_host_space<Space>()) {
+    constexpr int kRegisterLanes = kTeamGradientRegisterLanes;
+    if (cols >= static_cast<std::size_t>(kRegisterLanes) &&
+        cols <= static_cast<std::size_t>(kTeamGradientRegisterColumns) &&
+        team_gradient_fits<Scalar, Space, kRegisterLanes>(cols)) {
+      team_gradient_sums<kRegisterLanes, kTeamGradientChunk, kTeamGradientRegisterColumns>(space, x, y, fit.beta,
+                                                                                           fit.partials, fit.sums);
+      return;
+    }
     if (cols >= static_cast<std::size_t>(TeamGradient<Scalar, Space>::kLanes) && team_gradient_fits<Scalar, Space>(cols)) {
-      if (cols <= static_cast<std::size_t>(kTeamGradientRegisterColumns))
-        team_gradient_sums<0, kTeamGradientChunk, kTeamGradientRegisterColumns>(space, x, y, fit.beta, fit.partials,
-                                                                                 fit.sums);
-      else
-        team_gradient_sums(space, x, y, fit.beta, fit.partials, fit.sums);
+      team_gradient_sums(space, x, y, fit.beta, fit.partials, fit.sums);
       return;
     }
   }

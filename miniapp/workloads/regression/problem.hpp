@@ -54,9 +54,8 @@ class Kernel {
         fit_{beta_.device, loss_.device, diverged_at_.device, typename FitState::View("gradient_sums", p.columns() + 1),
              typename FitState::View("best_loss", 2),
              typename FitState::View("team_gradient_partials",
-                                     variant_ == Variant::Fused && !is_host_space<Space>() &&
-                                             p.columns() >= static_cast<std::size_t>(TeamGradient<Scalar, Space>::kLanes)
-                                         ? team_gradient_partials_size<Scalar, Space>(slice.part(n), p.columns())
+                                     variant_ == Variant::Fused && !is_host_space<Space>()
+                                         ? fused_partials_size<Scalar, Space>(slice.part(n), p.columns())
                                          : 0)},
         region_threads_(variant_ == Variant::Fused && slice.count == 1 ? fused_region_threads(Space()) : 1),
         region_scratch_("region_scratch",

@@ -34,6 +34,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -42,12 +43,16 @@ namespace miniapp::regression {
 
 // Columns of a row one lane reads per step of TeamGradient (lane_columns).
 inline constexpr int kTeamGradientChunk = 8;
-// The widest row TeamGradient's register form takes (fused_sums): 64 columns, 16 registers of
-// each kind per lane in float32 (4 lanes), 8 in float64 (8 lanes).
+// The widest row TeamGradient's register form takes (fused_sums): 64 columns, 16 values of each
+// kind per lane (kTeamGradientRegisterLanes, 4).
 inline constexpr int kTeamGradientRegisterColumns = 64;
 // TeamGradient's lanes across a row on device spaces, by the size of its values (above).
 template <class Scalar>
 inline constexpr int kTeamGradientLanes = sizeof(Scalar) <= 4 ? 4 : 8;
+// The register form's lanes, in both precisions: at 10^6 x 50 on the H200 (Kokkos 4.6.01, one
+// run, docs/results/nvidia-h200-2026-11-29-kokkos-4.6.01) float64 4 lanes 0.183 ms, 8 lanes
+// 0.194, 16 0.267; float32 0.117, 0.133, 0.196 (the plain read of X: 0.136 and 0.067 ms).
+inline constexpr int kTeamGradientRegisterLanes = 4;
 
 // Lanes: the vector lanes across a row on device spaces (at most a warp, 32), threads of
 // 256 / Lanes lanes to a team, so a team has 256 lanes whatever the split. Host spaces: one lane,
@@ -229,6 +234,20 @@ void add_team_totals(const Space& space, const Partials& partials, const Sums& s
 template <class Scalar, class Space, int Lanes = kTeamGradientLanes<Scalar>>
 std::size_t team_gradient_partials_size(std::size_t rows, std::size_t cols, const Space& space = Space()) {
   return static_cast<std::size_t>(TeamGradient<Scalar, Space, Lanes>::teams(rows, space)) * (cols + 1);
+}
+
+// The partials fused_sums needs on a device space for rows of `cols` columns, whichever of its
+// forms runs: the register form's lanes (and so its teams) differ from the scratch form's.
+template <class Scalar, class Space>
+std::size_t fused_partials_size(std::size_t rows, std::size_t cols, const Space& space = Space()) {
+  constexpr int kRegisterLanes = kTeamGradientRegisterLanes;
+  std::size_t size = cols >= static_cast<std::size_t>(TeamGradient<Scalar, Space>::kLanes)
+                         ? team_gradient_partials_size<Scalar, Space>(rows, cols, space)
+                         : 0;
+  if (cols >= static_cast<std::size_t>(kRegisterLanes) &&
+      cols <= static_cast<std::size_t>(kTeamGradientRegisterColumns))
+    size = std::max(size, team_gradient_partials_size<Scalar, Space, kRegisterLanes>(rows, cols, space));
+  return size;
 }
 
 // Whether TeamGradient's scratch fits a team of Space for `cols` columns (after initialize).

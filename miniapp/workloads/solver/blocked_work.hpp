@@ -32,9 +32,11 @@ inline constexpr int kPanelThreads = 1024;
 // (factor_leaf_over_device), rather than in one team (Work::wide_leaf_rows). One team took 12 us
 // a column at 2048-4096 rows on the H200 (188 us a leaf, half of dense-blocked's time at n =
 // 4096), far above what its bytes take; a launch costs a few microseconds and needs no rendezvous
-// of a thousand threads. Not yet run on a GPU: the benchmarks solver-dense-blocked-leaf-one-team
-// and -leaf-over-device time the two forms at every height beside this choice.
-inline constexpr int kWideLeafRows = 1024;
+// of a thousand threads. On the H200 (2026-11-29, Kokkos 4.6.01; solver-dense-blocked-leaf-*) a
+// solve at n = 2048 / 4096 took 21.5 / 63.0 ms with every leaf in one team, 34.5 / 73.3 with
+// every leaf over the device, 29.8 / 68.6 from 512 rows and 21.6 / 60.6 from 2048: the launch per
+// column pays only on the tallest leaves.
+inline constexpr int kWideLeafRows = 2048;
 // Columns one thread of the swap and triangular-solve kernels handles: a run of contiguous values
 // to vectorise over on a CPU; one column per thread (neighbours coalesce) on a GPU.
 template <class Space>

@@ -181,16 +181,13 @@ void batched_thread_columns(const Space& space, const A& a, const B& b, const X&
       });
 }
 
-// The column mapping as GPUs run it: a warp per team, one thread per column, order n padded to 16
-// (two systems a team) or 32 (one).
+// The column mapping as GPUs run it: a warp per team, one thread per column, order n padded to
+// 16, two systems a team. Padded to 32 (one system a warp) it was slower than the lanes mapping
+// on the H200 (params.hpp), so an order above 16 is refused here like any order past the padding.
 template <class Space, class A, class B, class X, class Info, MINIAPP_KERNEL_UNIT>
 void batched_thread_columns(const Space& space, const A& a, const B& b, const X& x, const Info& info) {
-  static_assert(kColumnOrderMax == 32, "orders up to 16 padded to 16, the rest to 32");
-  if (a.extent(1) <= 16) {
-    batched_thread_columns<16, 16, 2>(space, a, b, x, info);
-  } else {
-    batched_thread_columns<32, 32, 1>(space, a, b, x, info);
-  }
+  static_assert(kColumnOrderMax == 16, "orders padded to 16, two systems a warp");
+  batched_thread_columns<16, 16, 2>(space, a, b, x, info);
 }
 
 }  // namespace miniapp::solver

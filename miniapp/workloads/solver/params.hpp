@@ -134,11 +134,12 @@ std::optional<std::string> team_scratch_refusal(std::size_t n) {
 // 0.21 ms one CUDA thread per system on a work View; order 10 on lanes took 0.48 ms.
 inline constexpr int kRegisterOrderMax = 10;
 
-// The largest order batched-thread's column mapping takes on a GPU (device_lu.hpp): a thread per
-// column, each column in that thread's registers, rows padded to 16 or 32. Above it, the lanes
-// mapping. On the H200 the lanes mapping took 0.35 ms for 10^4 systems of order 32 (2026-11-28),
-// 6% of the 22 us that moving their bytes takes.
-inline constexpr int kColumnOrderMax = 32;
+// The largest order batched-thread's column mapping takes on a GPU (column_lu.hpp): a thread per
+// column, each column in that thread's registers, rows padded to 16, two systems a warp. Above
+// it, the lanes mapping. H200, Kokkos 4.6.01, 10^4 float64 systems (2026-11-29): order 16 columns
+// 0.060 ms against lanes 0.139; order 32 (one system a warp, rows padded to 32, 162 registers)
+// columns 0.558 ms against lanes 0.347, so the column mapping stops at 16.
+inline constexpr int kColumnOrderMax = 16;
 
 // How the lanes mapping runs on Space for order n: lanes per system (a power of two at least as
 // many as the columns of [A | b], up to the space's vector length), systems per team (128 lanes
@@ -220,8 +221,8 @@ struct Description {
         {Variant::BatchedThread, "batched-thread",
          "one thread per system, LU with partial pivoting: on host spaces each thread solves a run of consecutive "
          "systems on its own slice of a work View ([A | b] as batched-team holds it in scratch); on GPUs a system of "
-         "order <= 10 is one GPU thread's registers, one of order <= 32 a warp's threads, each holding one column "
-         "in its registers (rows padded to 16 or 32), a larger one the vector lanes of one Kokkos thread (32 lanes "
+         "order <= 10 is one GPU thread's registers, one of order <= 16 half a warp's threads, each holding one "
+         "column in its registers (rows padded to 16), a larger one the vector lanes of one Kokkos thread (32 lanes "
          "over the columns of [A | b] in that thread's scratch)"},
         {Variant::BatchedTeam, "batched-team",
          "one team per system, [A | b] in team scratch, pivot search as a team MaxLoc reduction; scratch per team "
