@@ -254,7 +254,7 @@ TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
       // the register form with the workload's lanes, on partials sized as the workload sizes them
       // for the rows it takes the form for (too few would throw), else float32's lanes' partials
       constexpr int kRegisterLanes = regression::kTeamGradientRegisterLanes;
-      const auto fused_partials = cols >= static_cast<std::size_t>(kRegisterLanes)
+      const auto fused_partials = regression::team_gradient_register_form_takes(cols)
                                       ? Kokkos::View<double*, Memory>(
                                             "partials", regression::fused_partials_size<double, Space>(n, cols))
                                       : partials4;

@@ -255,9 +255,7 @@ void fused_sums(const Space& space, const X& x, const Y& y, const F& fit) {
 #endif
   if constexpr (!is_host_space<Space>()) {
     constexpr int kRegisterLanes = kTeamGradientRegisterLanes;
-    if (cols >= static_cast<std::size_t>(kRegisterLanes) &&
-        cols <= static_cast<std::size_t>(kTeamGradientRegisterColumns) &&
-        team_gradient_fits<Scalar, Space, kRegisterLanes>(cols)) {
+    if (team_gradient_register_form_takes(cols) && team_gradient_fits<Scalar, Space, kRegisterLanes>(cols)) {
       team_gradient_sums<kRegisterLanes, kTeamGradientChunk, kTeamGradientRegisterColumns>(space, x, y, fit.beta,
                                                                                            fit.partials, fit.sums);
       return;

@@ -53,6 +53,11 @@ inline constexpr int kTeamGradientLanes = sizeof(Scalar) <= 4 ? 4 : 8;
 // run, docs/results/nvidia-h200-2026-11-29-kokkos-4.6.01) float64 4 lanes 0.183 ms, 8 lanes
 // 0.194, 16 0.267; float32 0.117, 0.133, 0.196 (the plain read of X: 0.136 and 0.067 ms).
 inline constexpr int kTeamGradientRegisterLanes = 4;
+// Whether the register form (on kTeamGradientRegisterLanes) takes rows of `cols` columns.
+constexpr bool team_gradient_register_form_takes(const std::size_t cols) {
+  return cols >= static_cast<std::size_t>(kTeamGradientRegisterLanes) &&
+         cols <= static_cast<std::size_t>(kTeamGradientRegisterColumns);
+}
 
 // Lanes: the vector lanes across a row on device spaces (at most a warp, 32), threads of
 // 256 / Lanes lanes to a team, so a team has 256 lanes whatever the split. Host spaces: one lane,
@@ -240,13 +245,11 @@ std::size_t team_gradient_partials_size(std::size_t rows, std::size_t cols, cons
 // forms runs: the register form's lanes (and so its teams) differ from the scratch form's.
 template <class Scalar, class Space>
 std::size_t fused_partials_size(std::size_t rows, std::size_t cols, const Space& space = Space()) {
-  constexpr int kRegisterLanes = kTeamGradientRegisterLanes;
   std::size_t size = cols >= static_cast<std::size_t>(TeamGradient<Scalar, Space>::kLanes)
                          ? team_gradient_partials_size<Scalar, Space>(rows, cols, space)
                          : 0;
-  if (cols >= static_cast<std::size_t>(kRegisterLanes) &&
-      cols <= static_cast<std::size_t>(kTeamGradientRegisterColumns))
-    size = std::max(size, team_gradient_partials_size<Scalar, Space, kRegisterLanes>(rows, cols, space));
+  if (team_gradient_register_form_takes(cols))
+    size = std::max(size, team_gradient_partials_size<Scalar, Space, kTeamGradientRegisterLanes>(rows, cols, space));
   return size;
 }
 

@@ -8,8 +8,8 @@
 // load. On the H200 the earlier one CUDA thread per system on a slice of a global work View took
 // 0.21 ms for 10^5 systems of order 8 and 4.4 ms for 10^4 of order 32, against 16 and 21 us to
 // move their bytes: the elimination went through global memory, one dependent load after
-// another. Plain Kokkos: the host spaces run the same code (the
-// unit tests check it there), with one lane, and the column mapping with one or two threads.
+// another. Plain Kokkos: the host spaces run the same code (the unit tests check it there), with
+// one lane, and the column mapping with one or two threads.
 
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
