@@ -164,7 +164,8 @@ void packed_sums(benchmark::State& state) {
 // division, not extra work. The small shape (the quickstart's 1000 samples) times a whole fit of
 // 1000 steps, where the launches are the cost. `launches`: the steps as a reduction and an update
 // launch each also where compute runs them in one parallel region (host spaces of several
-// threads), to compare the two in one run.
+// threads) or in one launch a step (device spaces: TeamGradientStep), to compare the two in one
+// run (`regression-fused-launches`).
 template <class Scalar, class Space>
 void gradient_steps(benchmark::State& state, const std::string& variant, bool launches) {
   const auto n = static_cast<std::size_t>(state.range(0));
@@ -174,7 +175,7 @@ void gradient_steps(benchmark::State& state, const std::string& variant, bool la
   regression::Kernel<Scalar, Space> k(p, variant, n);
   const Space space;
   k.generate_inputs_on_device(space, 42);
-  if (launches) time_iterations(state, space, [&] { k.compute_with_launches(space); });
+  if (launches) time_iterations(state, space, [&] { k.compute_with_launches(space, false); });
   else time_iterations(state, space, [&] { k.compute(space); });
   rate_counters(state, k.work());
   state.counters["region_threads"] = launches ? 1 : k.region_threads();
@@ -226,7 +227,7 @@ void register_for_precision(const std::string& precision) {
                    ("regression-" + v.name + "/" + precision + "/" + s).c_str(),
                    [name = v.name](benchmark::State& st) { gradient_steps<Scalar, Space>(st, name, false); }))
             ->Args({1000, 0, 1000});
-    if (regression::fused_region_threads(Space()) > 1)
+    if (!is_host_space<Space>() || regression::fused_region_threads(Space()) > 1)
       shapes(benchmark::RegisterBenchmark(
                  ("regression-fused-launches/" + precision + "/" + s).c_str(),
                  [](benchmark::State& st) { gradient_steps<Scalar, Space>(st, "fused", true); }))

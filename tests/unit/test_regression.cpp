@@ -284,6 +284,108 @@ TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
   }
 }
 
+// A step in one launch (TeamGradientStep: the last team of each group of 32 adds the group's
+// totals, the last group's team adds the groups' and runs the update) gives the fit of the same
+// steps as separate launches (team_gradient_sums, then update) to rounding, in both of
+// TeamGradient's forms: 25 steps, so the counts of teams done must go back to 0 after every launch
+// (a count left behind would make no team, or the wrong one, the last, and the update would not
+// run or run early). On a host space a team is 32 rows: 31 rows are one team, 1003 one whole
+// group, 1056 a group and one team, 20000 twenty groups, the last of 17 teams, run on every
+// thread of the space; beta, every step's loss and the last step's sums compared. Partials or
+// counts too few for the groups are refused. And the workload's own steps on the space (one
+// launch a step on devices) against its separate launches.
+TYPED_TEST(RegressionTest, GradientStepInOneLaunchEqualsSumsThenUpdate) {
+  using Space = TypeParam;
+  using Memory = typename Space::memory_space;
+  using Vector = Kokkos::View<double*, Kokkos::LayoutRight, Memory>;
+  using FitT = regression::Fit<double, Space, Vector, Vector, Kokkos::View<std::int64_t*, Kokkos::LayoutRight, Memory>>;
+  constexpr int kSteps = 25;
+  for (const std::size_t cols : {9u, 51u}) {
+    for (const std::size_t n : {31u, 1003u, 1056u, 20000u}) {
+      SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(cols));
+      Kokkos::View<double**, Kokkos::LayoutRight, Memory> x("x", n, cols);
+      Vector y("y", n);
+      auto hx = Kokkos::create_mirror_view(x);
+      auto hy = Kokkos::create_mirror_view(y);
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < cols; ++j) hx(i, j) = std::sin(0.37 * static_cast<double>(i * cols + j) + 0.1);
+        hy(i) = std::cos(0.11 * static_cast<double>(i));
+      }
+      Kokkos::deep_copy(x, hx);
+      Kokkos::deep_copy(y, hy);
+      const auto make_fit = [&] {
+        return FitT{Vector("beta", cols), Vector("loss", kSteps),
+                    Kokkos::View<std::int64_t*, Kokkos::LayoutRight, Memory>("diverged_at", 1),
+                    Vector("sums", cols + 1), Vector("best", 2),
+                    Vector("partials", regression::fused_partials_size<double, Space>(n, cols)),
+                    typename FitT::Counter("teams_done", regression::fused_partials_size<double, Space>(
+                                                             n, cols, Space(), true))};
+      };
+      // the rate 0.5 / cols: below 2 / L, L = 2/N lambda_max(X^T X) <= 2/N trace = 2 mean(|x|^2) cols < cols
+      const double inv_n = 1.0 / static_cast<double>(n), rate = 0.5 / static_cast<double>(cols);
+      for (const bool registers : {false, true}) {
+        SCOPED_TRACE(registers ? "register form" : "scratch form");
+        const FitT one = make_fit(), apart = make_fit();
+        const regression::StepUpdate<FitT, double> u1{one, rate * 2.0 * inv_n, inv_n, 1.0};
+        const regression::StepUpdate<FitT, double> u2{apart, rate * 2.0 * inv_n, inv_n, 1.0};
+        const Space space;
+        regression::start(space, one);
+        regression::start(space, apart);
+        constexpr int kLanes = regression::kTeamGradientRegisterLanes, kChunk = regression::kTeamGradientChunk;
+        constexpr int kColumns = regression::kTeamGradientRegisterColumns;
+        for (std::int64_t k = 0; k < kSteps; ++k) {
+          if (registers) {
+            regression::team_gradient_step<kLanes, kChunk, kColumns>(space, x, y, one.beta, one.partials, one.sums,
+                                                                       one.teams_done, u1, k);
+            regression::team_gradient_sums<kLanes, kChunk, kColumns>(space, x, y, apart.beta, apart.partials,
+                                                                       apart.sums);
+          } else {
+            regression::team_gradient_step(space, x, y, one.beta, one.partials, one.sums, one.teams_done, u1, k);
+            regression::team_gradient_sums(space, x, y, apart.beta, apart.partials, apart.sums);
+          }
+          regression::update(space, u2, k);
+        }
+        space.fence();
+        const auto copy = [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v); };
+        const auto done = copy(one.teams_done);
+        for (std::size_t c = 0; c < done.extent(0); ++c) EXPECT_EQ(done(c), 0u) << "count " << c << " after the last launch";
+        const auto b1 = copy(one.beta), b2 = copy(apart.beta);
+        const auto l1 = copy(one.loss), l2 = copy(apart.loss);
+        const auto s1 = copy(one.sums), s2 = copy(apart.sums);
+        const auto d1 = copy(one.diverged_at);
+        EXPECT_EQ(d1(0), -1) << "the fit diverged";
+        for (std::size_t j = 0; j < cols; ++j) EXPECT_NEAR(b1(j), b2(j), 1e-12 * (1 + std::abs(b2(j)))) << "beta " << j;
+        for (int k = 0; k < kSteps; ++k) EXPECT_NEAR(l1(k), l2(k), 1e-12 * (1 + std::abs(l2(k)))) << "loss " << k;
+        for (std::size_t j = 0; j <= cols; ++j)
+          EXPECT_NEAR(s1(j), s2(j), 1e-12 * (static_cast<double>(n) + std::abs(s2(j)))) << "sum " << j;
+        EXPECT_LT(l1(kSteps - 1), l1(0)) << "the steps did not lower the loss";
+        if (!registers && n == 20000) {
+          const Vector short_partials("partials", regression::team_gradient_step_partials_size<double, Space>(n, cols) - 1);
+          EXPECT_THROW(regression::team_gradient_step(space, x, y, one.beta, short_partials, one.sums, one.teams_done,
+                                                      u1, 0),
+                       std::logic_error);
+          const typename FitT::Counter short_counts("teams_done",
+                                                    regression::team_gradient_step_counts<double, Space>(n) - 1);
+          EXPECT_THROW(regression::team_gradient_step(space, x, y, one.beta, one.partials, one.sums, short_counts, u1, 0),
+                       std::logic_error);
+        }
+      }
+    }
+  }
+  regression::Kernel<double, Space> k(multivariate(50, 30, 0.001), "fused", 3000);
+  k.generate_inputs(11);
+  run_once(k);
+  const std::vector<double> steps = fitted(k);
+  const Space space;
+  k.compute_with_launches(space, false);
+  space.fence();
+  for (Transferable* f : k.outputs()) f->copy_to_host();
+  const std::vector<double> launches = fitted(k);
+  ASSERT_EQ(steps.size(), launches.size());
+  for (std::size_t j = 0; j < steps.size(); ++j)
+    EXPECT_NEAR(steps[j], launches[j], 1e-12 * (1 + std::abs(launches[j]))) << "value " << j;
+}
+
 TYPED_TEST(RegressionTest, Float32VerifiesAgainstTheFloat64Replay) {
   using Space = TypeParam;
   for (const std::string& variant : miniapp::testing::runnable("regression", {"blas", "fused"})) {

@@ -11,6 +11,7 @@
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/workloads/regression/packed_gradient.hpp"
 #include "miniapp/workloads/regression/team_gradient.hpp"
+#include "miniapp/workloads/regression/team_gradient_step.hpp"
 
 #include "miniapp/core/kokkos_kernels_compat.hpp"
 
@@ -194,14 +195,17 @@ void generate(const Space& space, const X& x, const Y& y, bool single_variable, 
 
 // The state of one fit on the device: beta, the gradient sums of a step (sums[cols] = sum r^2),
 // the loss of every step, the lowest loss and the growth floor, where the fit diverged, and the
-// per-team totals of TeamGradient (device spaces' fused variant; empty elsewhere).
+// per-team totals of TeamGradient (device spaces' fused variant; empty elsewhere) and the counts
+// of its teams done in a step in one launch (TeamGradientStep; 0 between launches).
 template <class Scalar, class Space, class Beta, class Loss, class Diverged>
 struct Fit {
   using View = Kokkos::View<Scalar*, Kokkos::LayoutRight, typename Space::memory_space>;
+  using Counter = Kokkos::View<unsigned*, typename Space::memory_space>;
   Beta beta;
   Loss loss;
   Diverged diverged_at;
   View sums, best, partials;
+  Counter teams_done;
 };
 
 // beta = 0, nothing diverged, no loss seen.
@@ -232,6 +236,26 @@ void range_gradient_sums(const Space& space, const X& x, const Y& y, const Beta&
                           f, sums);
 }
 
+// The forms of fused_sums (below): PackedGradient, FusedGradient (rows), TeamGradient in registers
+// or in scratch.
+enum class FusedForm { Packed, Rows, TeamRegisters, TeamScratch };
+
+// The form fused_sums takes for rows of `cols` columns on Space.
+template <class Scalar, class Space>
+FusedForm fused_form(const std::size_t cols) {
+#if MINIAPP_HOST_SIMD
+  if constexpr (is_host_space<Space>())
+    if (cols >= static_cast<std::size_t>(simd::Pack<Scalar>::width)) return FusedForm::Packed;
+#endif
+  if constexpr (!is_host_space<Space>()) {
+    if (team_gradient_register_form_takes(cols) && team_gradient_fits<Scalar, Space, kTeamGradientRegisterLanes>(cols))
+      return FusedForm::TeamRegisters;
+    if (cols >= static_cast<std::size_t>(TeamGradient<Scalar, Space>::kLanes) && team_gradient_fits<Scalar, Space>(cols))
+      return FusedForm::TeamScratch;
+  }
+  return FusedForm::Rows;
+}
+
 // One pass over X: the gradient sums and the sum of squared residuals into fit.sums. Host spaces:
 // PackedGradient where a row fills a pack, else FusedGradient; device spaces: TeamGradient (4 or 8
 // lanes across each row) where a row fills its lanes and its scratch fits, in its register form
@@ -242,28 +266,28 @@ template <class Space, class X, class Y, class F, MINIAPP_KERNEL_UNIT>
 void fused_sums(const Space& space, const X& x, const Y& y, const F& fit) {
   using Scalar = typename F::View::value_type;
   const std::size_t cols = x.extent(1);
+  switch (fused_form<Scalar, Space>(cols)) {
+    case FusedForm::Packed:
 #if MINIAPP_HOST_SIMD
-  if constexpr (is_host_space<Space>()) {
-    if (cols >= static_cast<std::size_t>(simd::Pack<Scalar>::width)) {
-      PackedGradient<Scalar, typename Space::memory_space> f{x, y, fit.beta, static_cast<unsigned>(cols + 1)};
-      const std::int64_t calls = f.calls(x.extent(0));
-      Kokkos::parallel_reduce("regression::fused",
-                              Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, calls), f, fit.sums);
-      return;
-    }
-  }
+      if constexpr (is_host_space<Space>()) {
+        PackedGradient<Scalar, typename Space::memory_space> f{x, y, fit.beta, static_cast<unsigned>(cols + 1)};
+        const std::int64_t calls = f.calls(x.extent(0));
+        Kokkos::parallel_reduce("regression::fused",
+                                Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, calls), f,
+                                fit.sums);
+        return;
+      }
 #endif
-  if constexpr (!is_host_space<Space>()) {
-    constexpr int kRegisterLanes = kTeamGradientRegisterLanes;
-    if (team_gradient_register_form_takes(cols) && team_gradient_fits<Scalar, Space, kRegisterLanes>(cols)) {
-      team_gradient_sums<kRegisterLanes, kTeamGradientChunk, kTeamGradientRegisterColumns>(space, x, y, fit.beta,
-                                                                                           fit.partials, fit.sums);
+      break;
+    case FusedForm::TeamRegisters:
+      team_gradient_sums<kTeamGradientRegisterLanes, kTeamGradientChunk, kTeamGradientRegisterColumns>(
+          space, x, y, fit.beta, fit.partials, fit.sums);
       return;
-    }
-    if (cols >= static_cast<std::size_t>(TeamGradient<Scalar, Space>::kLanes) && team_gradient_fits<Scalar, Space>(cols)) {
+    case FusedForm::TeamScratch:
       team_gradient_sums(space, x, y, fit.beta, fit.partials, fit.sums);
       return;
-    }
+    case FusedForm::Rows:
+      break;
   }
   range_gradient_sums(space, x, y, fit.beta, fit.sums);
 }
@@ -334,6 +358,31 @@ template <class Space, class F, class Scalar>
 void update(const Space& space, const StepUpdate<F, Scalar>& u, std::int64_t k) {
   Kokkos::parallel_for("regression::update",
                        Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, k, k + 1), u);
+}
+
+// Step k of the fused variant (its sums, then update k). Where fused_sums takes TeamGradient
+// (device spaces) and `one_launch`, the whole step is one launch (team_gradient_step: the last
+// team to finish adds the teams' totals and updates beta); else fused_sums and update's launch.
+template <class Space, class X, class Y, class F, class Scalar, MINIAPP_KERNEL_UNIT>
+void fused_step(const Space& space, const X& x, const Y& y, const StepUpdate<F, Scalar>& u, const std::int64_t k,
+                const bool one_launch = true) {
+  const F& fit = u.fit;
+  if (one_launch) {
+    switch (fused_form<Scalar, Space>(x.extent(1))) {
+      case FusedForm::TeamRegisters:
+        team_gradient_step<kTeamGradientRegisterLanes, kTeamGradientChunk, kTeamGradientRegisterColumns>(
+            space, x, y, fit.beta, fit.partials, fit.sums, fit.teams_done, u, k);
+        return;
+      case FusedForm::TeamScratch:
+        team_gradient_step(space, x, y, fit.beta, fit.partials, fit.sums, fit.teams_done, u, k);
+        return;
+      case FusedForm::Packed:
+      case FusedForm::Rows:
+        break;
+    }
+  }
+  fused_sums(space, x, y, fit);
+  update(space, u, k);
 }
 
 }  // namespace miniapp::regression

@@ -56,7 +56,11 @@ class Kernel {
              typename FitState::View("team_gradient_partials",
                                      variant_ == Variant::Fused && !is_host_space<Space>()
                                          ? fused_partials_size<Scalar, Space>(slice.part(n), p.columns())
-                                         : 0)},
+                                         : 0),
+             typename FitState::Counter("teams_done", variant_ == Variant::Fused && !is_host_space<Space>()
+                                                          ? fused_partials_size<Scalar, Space>(
+                                                                slice.part(n), p.columns(), Space(), true)
+                                                          : 0)},
         region_threads_(variant_ == Variant::Fused && slice.count == 1 ? fused_region_threads(Space()) : 1),
         region_scratch_("region_scratch",
                         region_threads_ > 1 ? region_scratch_size<Scalar>(region_threads_, p.columns()) : 0) {}
@@ -71,8 +75,9 @@ class Kernel {
 
   // The steps as launches, a reduction (or two gemv) and an update each: what compute does on
   // device spaces, on Serial, for the blas variant and across MPI ranks; public for the tests and
-  // the benchmark that compare it with the steps in one region.
-  void compute_with_launches(const Space& space);
+  // the benchmark that compare it with the steps in one region. On device spaces a fused step of
+  // one rank is one launch (fused_step) unless `one_launch_steps` is false.
+  void compute_with_launches(const Space& space, bool one_launch_steps = true);
 
   // Whether compute calls collectives (the harness then agrees with the other ranks on a signal
   // between iterations, and an error on one rank ends them all: see harness.hpp).

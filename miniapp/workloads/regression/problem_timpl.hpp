@@ -37,11 +37,15 @@ void Kernel<Scalar, Space>::compute(const Space& space) {
 }
 
 template <class Scalar, class Space>
-void Kernel<Scalar, Space>::compute_with_launches(const Space& space) {
+void Kernel<Scalar, Space>::compute_with_launches(const Space& space, const bool one_launch_steps) {
   const auto u = step_update();
   start(space, fit_);
   for (std::int64_t k = 0; k < params_.iterations; ++k) {
     if (!exchanges_during_compute()) interruption_point(space, k);
+    if (variant_ == Variant::Fused && !exchanges_during_compute()) {
+      fused_step(space, x_.device, y_.device, u, k, one_launch_steps);
+      continue;
+    }
     if (variant_ == Variant::Fused) fused_sums(space, x_.device, y_.device, fit_);
     else blas_sums(space, x_.device, y_.device, residual_, fit_, total_rows_);
     if (exchanges_during_compute()) add_over_ranks(space);

@@ -9,7 +9,8 @@
 // thread's row of it), and each team writes its totals to its row of `partials`, which a second,
 // small kernel adds up (add_team_totals; the teams cannot reduce into the sums themselves: a
 // TeamPolicy reduction of an array of runtime length with a vector length above 1 is refused by
-// Kokkos' CUDA backend, 4.6 at least). In one run on the
+// Kokkos' CUDA backend, 4.6 at least), or, in a step in one launch, the last teams to finish
+// (TeamGradientStep, below). In one run on the
 // H200 with Kokkos 4.6.01, a lane's columns read 8 at a time (benchmarks regression-sums-*, one
 // run, docs/results/nvidia-h200-2026-11-27-kokkos-4.6.01): float64 8 lanes 0.242 ms, 4 lanes
 // 0.282, 16 0.322, a warp (32) 0.441; float32 4 lanes 0.166, 8 lanes 0.199, 16 0.289, 32 0.371
@@ -34,7 +35,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -124,7 +124,11 @@ struct TeamGradient {
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     // allocated once: each View made from team_scratch takes the next bytes of the team's scratch
-    const Scratch part(team.team_scratch(0), team.team_size(), value_count);
+    totals(team, Scratch(team.team_scratch(0), team.team_size(), value_count));
+  }
+
+  // The team's totals into its row of partials, through `part`, the team's scratch.
+  KOKKOS_INLINE_FUNCTION void totals(const Member& team, const Scratch& part) const {
     if constexpr (RegisterColumns > 0) in_registers(team, part);
     else in_scratch(team, part);
     // the threads' sums, each in its row of scratch, added up into the team's row of partials
@@ -241,18 +245,6 @@ std::size_t team_gradient_partials_size(std::size_t rows, std::size_t cols, cons
   return static_cast<std::size_t>(TeamGradient<Scalar, Space, Lanes>::teams(rows, space)) * (cols + 1);
 }
 
-// The partials fused_sums needs on a device space for rows of `cols` columns, whichever of its
-// forms runs: the register form's lanes (and so its teams) differ from the scratch form's.
-template <class Scalar, class Space>
-std::size_t fused_partials_size(std::size_t rows, std::size_t cols, const Space& space = Space()) {
-  std::size_t size = cols >= static_cast<std::size_t>(TeamGradient<Scalar, Space>::kLanes)
-                         ? team_gradient_partials_size<Scalar, Space>(rows, cols, space)
-                         : 0;
-  if (team_gradient_register_form_takes(cols))
-    size = std::max(size, team_gradient_partials_size<Scalar, Space, kTeamGradientRegisterLanes>(rows, cols, space));
-  return size;
-}
-
 // Whether TeamGradient's scratch fits a team of Space for `cols` columns (after initialize).
 template <class Scalar, class Space, int Lanes = kTeamGradientLanes<Scalar>>
 bool team_gradient_fits(std::size_t cols) {
@@ -260,14 +252,11 @@ bool team_gradient_fits(std::size_t cols) {
   return limit && TeamGradient<Scalar, Space, Lanes>::scratch_bytes(cols) <= *limit;
 }
 
-// One pass over X by TeamGradient: the gradient sums and the sum of squared residuals into sums.
-// `partials`: at least team_gradient_partials_size values of the space's memory. Lanes 0:
-// kTeamGradientLanes of the sums' values. RegisterColumns > 0: the register form, for rows of at
-// most that many columns (a wider X is refused).
-template <int Lanes = 0, int Chunk = kTeamGradientChunk, int RegisterColumns = 0, class Space, class X, class Y,
-          class Beta, class Partials, class Sums, MINIAPP_KERNEL_UNIT>
-void team_gradient_sums(const Space& space, const X& x, const Y& y, const Beta& beta, const Partials& partials,
-                        const Sums& sums) {
+// TeamGradient's functor for one pass over x (team_gradient_sums), its partials checked.
+template <int Lanes, int Chunk, int RegisterColumns, class Space, class X, class Y, class Beta, class Partials,
+          class Sums>
+auto team_gradient(const Space& space, const X& x, const Y& y, const Beta& beta, const Partials& partials,
+                   const Sums&) {
   using Scalar = typename Sums::non_const_value_type;
   using F = TeamGradient<Scalar, Space, (Lanes > 0 ? Lanes : kTeamGradientLanes<Scalar>), Chunk, RegisterColumns>;
   if (RegisterColumns > 0 && x.extent(1) > static_cast<std::size_t>(F::kPerLane) * F::kLanes)
@@ -279,9 +268,20 @@ void team_gradient_sums(const Space& space, const X& x, const Y& y, const Beta& 
     throw std::logic_error("team_gradient_sums: partials hold " + std::to_string(partials.span()) + " values, not " +
                            std::to_string(teams * values) + " (team_gradient_partials_size)");
   const typename F::Partials totals(partials.data(), static_cast<std::size_t>(teams), values);
-  const F f{x, y, beta, totals, values, F::team_rows(x.extent(0), space)};
+  return F{x, y, beta, totals, values, F::team_rows(x.extent(0), space)};
+}
+
+// One pass over X by TeamGradient: the gradient sums and the sum of squared residuals into sums.
+// `partials`: at least team_gradient_partials_size values of the space's memory. Lanes 0:
+// kTeamGradientLanes of the sums' values. RegisterColumns > 0: the register form, for rows of at
+// most that many columns (a wider X is refused).
+template <int Lanes = 0, int Chunk = kTeamGradientChunk, int RegisterColumns = 0, class Space, class X, class Y,
+          class Beta, class Partials, class Sums, MINIAPP_KERNEL_UNIT>
+void team_gradient_sums(const Space& space, const X& x, const Y& y, const Beta& beta, const Partials& partials,
+                        const Sums& sums) {
+  const auto f = team_gradient<Lanes, Chunk, RegisterColumns>(space, x, y, beta, partials, sums);
   Kokkos::parallel_for("regression::fused-teams", f.policy(space), f);
-  add_team_totals(space, totals, sums);
+  add_team_totals(space, f.partials, sums);
 }
 
 }  // namespace miniapp::regression
