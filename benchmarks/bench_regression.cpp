@@ -87,7 +87,9 @@ void stream_read(benchmark::State& state) {
 // `regression-sums-lanes<L>`, TeamGradient with L lanes across a row (fused_sums:
 // kTeamGradientLanes, 4 for float32 and 8 for float64; `-c1` one column per lane per step instead
 // of kTeamGradientChunk), and `regression-sums-registers-lanes<L>`, its register form (what
-// fused_sums runs on device spaces for rows of up to 64 columns). SumsData: X is all ones and
+// fused_sums runs on device spaces for rows of up to 64 columns), and at 2 columns (one feature)
+// `regression-sums-rows` against `-narrow`, the register form on one lane (fused_sums' choice on
+// devices for rows of 1 to 3 columns). SumsData: X is all ones and
 // beta 1 / cols, so every residual is 1 (to rounding) and the loss sum counts the rows read.
 template <class Scalar, class MemorySpace>
 struct SumsData {
@@ -191,9 +193,9 @@ void register_for_precision(const std::string& precision) {
     };
     shapes(benchmark::RegisterBenchmark(("regression-stream-read/" + precision + "/" + s).c_str(),
                                         stream_read<Scalar, Space>));
-    const auto sums = [&](const std::string& form, void (*f)(benchmark::State&)) {
+    const auto sums = [&](const std::string& form, void (*f)(benchmark::State&), std::int64_t features = 50) {
       benchmark::RegisterBenchmark(("regression-sums-" + form + "/" + precision + "/" + s).c_str(), f)
-          ->Args({1000000, 50})
+          ->Args({1000000, features})
           ->UseManualTime()
           ->Unit(benchmark::kMillisecond);
     };
@@ -220,6 +222,9 @@ void register_for_precision(const std::string& precision) {
       sums("registers-lanes4", gradient_sums<Scalar, Space, 4, kChunk, kColumns>);
       sums("registers-lanes8", gradient_sums<Scalar, Space, 8, kChunk, kColumns>);
       sums("registers-lanes16", gradient_sums<Scalar, Space, 16, kChunk, kColumns>);
+      // the single-variable model's rows of 2: FusedGradient against the narrow form
+      sums("rows", gradient_sums<Scalar, Space, 0>, 1);
+      sums("narrow", gradient_sums<Scalar, Space, 1, kChunk, regression::kTeamGradientNarrowColumns>, 1);
     }
     for (const VariantInfo& v : regression::RegressionWorkload::variants())
       if (v.unavailable_reason.empty())

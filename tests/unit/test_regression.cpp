@@ -280,6 +280,20 @@ TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
         for (std::size_t j = 0; j <= cols; ++j)
           EXPECT_NEAR(hg(j), hr(j), 1e-12 * (static_cast<double>(n) + std::abs(hr(j)))) << "sum " << j << ", registers";
       }
+      // the narrow form (one lane, up to 3 columns in registers) on the rows it takes, else refused
+      constexpr int kNarrow = regression::kTeamGradientNarrowColumns;
+      Kokkos::View<double*, Kokkos::LayoutRight, Memory> narrow("narrow", cols + 1);
+      Kokkos::View<double*, Memory> partials1("partials", regression::team_gradient_partials_size<double, Space, 1>(n, cols));
+      if (regression::team_gradient_narrow_form_takes(cols)) {
+        regression::team_gradient_sums<1, regression::kTeamGradientChunk, kNarrow>(Space(), x, y, beta, partials1, narrow);
+        auto hn = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), narrow);
+        for (std::size_t j = 0; j <= cols; ++j)
+          EXPECT_NEAR(hn(j), hr(j), 1e-12 * (static_cast<double>(n) + std::abs(hr(j)))) << "sum " << j << ", narrow";
+      } else {
+        EXPECT_THROW((regression::team_gradient_sums<1, regression::kTeamGradientChunk, kNarrow>(
+                         Space(), x, y, beta, partials1, narrow)),
+                     std::logic_error);
+      }
     }
   }
 }
@@ -289,7 +303,8 @@ TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
 // steps as separate launches (team_gradient_sums, then update) to rounding, in both of
 // TeamGradient's forms: 25 steps, so the counts of teams done must go back to 0 after every launch
 // (a count left behind would make no team, or the wrong one, the last, and the update would not
-// run or run early). On a host space a team is 32 rows: 31 rows are one team, 1003 one whole
+// run or run early); and the narrow form (one lane, a thread a row) for 2 columns. On a host
+// space a team is 32 rows: 31 rows are one team, 1003 one whole
 // group, 1056 a group and one team, 20000 twenty groups, the last of 17 teams, run on every
 // thread of the space; beta, every step's loss and the last step's sums compared. Partials or
 // counts too few for the groups are refused. And the workload's own steps on the space (one
@@ -300,7 +315,7 @@ TYPED_TEST(RegressionTest, GradientStepInOneLaunchEqualsSumsThenUpdate) {
   using Vector = Kokkos::View<double*, Kokkos::LayoutRight, Memory>;
   using FitT = regression::Fit<double, Space, Vector, Vector, Kokkos::View<std::int64_t*, Kokkos::LayoutRight, Memory>>;
   constexpr int kSteps = 25;
-  for (const std::size_t cols : {9u, 51u}) {
+  for (const std::size_t cols : {2u, 9u, 51u}) {
     for (const std::size_t n : {31u, 1003u, 1056u, 20000u}) {
       SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(cols));
       Kokkos::View<double**, Kokkos::LayoutRight, Memory> x("x", n, cols);
@@ -323,8 +338,11 @@ TYPED_TEST(RegressionTest, GradientStepInOneLaunchEqualsSumsThenUpdate) {
       };
       // the rate 0.5 / cols: below 2 / L, L = 2/N lambda_max(X^T X) <= 2/N trace = 2 mean(|x|^2) cols < cols
       const double inv_n = 1.0 / static_cast<double>(n), rate = 0.5 / static_cast<double>(cols);
-      for (const bool registers : {false, true}) {
-        SCOPED_TRACE(registers ? "register form" : "scratch form");
+      // the narrow form for the rows it takes, else the scratch and the register forms
+      const auto forms = regression::team_gradient_narrow_form_takes(cols) ? std::vector<int>{2} : std::vector<int>{0, 1};
+      for (const int form : forms) {
+        const bool registers = form == 1;
+        SCOPED_TRACE(form == 2 ? "narrow form" : registers ? "register form" : "scratch form");
         const FitT one = make_fit(), apart = make_fit();
         const regression::StepUpdate<FitT, double> u1{one, rate * 2.0 * inv_n, inv_n, 1.0};
         const regression::StepUpdate<FitT, double> u2{apart, rate * 2.0 * inv_n, inv_n, 1.0};
@@ -334,7 +352,12 @@ TYPED_TEST(RegressionTest, GradientStepInOneLaunchEqualsSumsThenUpdate) {
         constexpr int kLanes = regression::kTeamGradientRegisterLanes, kChunk = regression::kTeamGradientChunk;
         constexpr int kColumns = regression::kTeamGradientRegisterColumns;
         for (std::int64_t k = 0; k < kSteps; ++k) {
-          if (registers) {
+          if (form == 2) {
+            constexpr int kNarrow = regression::kTeamGradientNarrowColumns;
+            regression::team_gradient_step<1, kChunk, kNarrow>(space, x, y, one.beta, one.partials, one.sums,
+                                                                 one.teams_done, u1, k);
+            regression::team_gradient_sums<1, kChunk, kNarrow>(space, x, y, apart.beta, apart.partials, apart.sums);
+          } else if (registers) {
             regression::team_gradient_step<kLanes, kChunk, kColumns>(space, x, y, one.beta, one.partials, one.sums,
                                                                        one.teams_done, u1, k);
             regression::team_gradient_sums<kLanes, kChunk, kColumns>(space, x, y, apart.beta, apart.partials,
@@ -372,18 +395,21 @@ TYPED_TEST(RegressionTest, GradientStepInOneLaunchEqualsSumsThenUpdate) {
       }
     }
   }
-  regression::Kernel<double, Space> k(multivariate(50, 30, 0.001), "fused", 3000);
-  k.generate_inputs(11);
-  run_once(k);
-  const std::vector<double> steps = fitted(k);
-  const Space space;
-  k.compute_with_launches(space, false);
-  space.fence();
-  for (Transferable* f : k.outputs()) f->copy_to_host();
-  const std::vector<double> launches = fitted(k);
-  ASSERT_EQ(steps.size(), launches.size());
-  for (std::size_t j = 0; j < steps.size(); ++j)
-    EXPECT_NEAR(steps[j], launches[j], 1e-12 * (1 + std::abs(launches[j]))) << "value " << j;
+  for (const regression::Params& p : {multivariate(50, 30, 0.001), single(30)}) {
+    SCOPED_TRACE(std::to_string(p.columns()) + " columns");
+    regression::Kernel<double, Space> k(p, "fused", 3000);
+    k.generate_inputs(11);
+    run_once(k);
+    const std::vector<double> steps = fitted(k);
+    const Space space;
+    k.compute_with_launches(space, false);
+    space.fence();
+    for (Transferable* f : k.outputs()) f->copy_to_host();
+    const std::vector<double> launches = fitted(k);
+    ASSERT_EQ(steps.size(), launches.size());
+    for (std::size_t j = 0; j < steps.size(); ++j)
+      EXPECT_NEAR(steps[j], launches[j], 1e-12 * (1 + std::abs(launches[j]))) << "value " << j;
+  }
 }
 
 TYPED_TEST(RegressionTest, Float32VerifiesAgainstTheFloat64Replay) {

@@ -237,8 +237,8 @@ void range_gradient_sums(const Space& space, const X& x, const Y& y, const Beta&
 }
 
 // The forms of fused_sums (below): PackedGradient, FusedGradient (rows), TeamGradient in registers
-// or in scratch.
-enum class FusedForm { Packed, Rows, TeamRegisters, TeamScratch };
+// (on 4 lanes, or on one for rows of 1 to 3 columns) or in scratch.
+enum class FusedForm { Packed, Rows, TeamRegisters, TeamNarrow, TeamScratch };
 
 // The form fused_sums takes for rows of `cols` columns on Space.
 template <class Scalar, class Space>
@@ -250,6 +250,7 @@ FusedForm fused_form(const std::size_t cols) {
   if constexpr (!is_host_space<Space>()) {
     if (team_gradient_register_form_takes(cols) && team_gradient_fits<Scalar, Space, kTeamGradientRegisterLanes>(cols))
       return FusedForm::TeamRegisters;
+    if (team_gradient_narrow_form_takes(cols) && team_gradient_fits<Scalar, Space, 1>(cols)) return FusedForm::TeamNarrow;
     if (cols >= static_cast<std::size_t>(TeamGradient<Scalar, Space>::kLanes) && team_gradient_fits<Scalar, Space>(cols))
       return FusedForm::TeamScratch;
   }
@@ -259,9 +260,10 @@ FusedForm fused_form(const std::size_t cols) {
 // One pass over X: the gradient sums and the sum of squared residuals into fit.sums. Host spaces:
 // PackedGradient where a row fills a pack, else FusedGradient; device spaces: TeamGradient (4 or 8
 // lanes across each row) where a row fills its lanes and its scratch fits, in its register form
-// for rows of up to kTeamGradientRegisterColumns columns, else FusedGradient. Rows of fewer
-// columns leave lanes idle: at 2 columns (one feature) on the H200 a warp per row took 0.25 ms a
-// step in float64, FusedGradient 0.037 ms (Kokkos 3.4.01, another day).
+// for rows of up to kTeamGradientRegisterColumns columns; rows of 1 to 3 columns in the register
+// form on one lane, a thread a row (lanes across so short a row sit idle: at 2 columns on the
+// H200 a warp per row took 0.25 ms a step in float64, FusedGradient 0.037 ms, Kokkos 3.4.01);
+// else (a scratch that does not fit) FusedGradient.
 template <class Space, class X, class Y, class F, MINIAPP_KERNEL_UNIT>
 void fused_sums(const Space& space, const X& x, const Y& y, const F& fit) {
   using Scalar = typename F::View::value_type;
@@ -282,6 +284,10 @@ void fused_sums(const Space& space, const X& x, const Y& y, const F& fit) {
     case FusedForm::TeamRegisters:
       team_gradient_sums<kTeamGradientRegisterLanes, kTeamGradientChunk, kTeamGradientRegisterColumns>(
           space, x, y, fit.beta, fit.partials, fit.sums);
+      return;
+    case FusedForm::TeamNarrow:
+      team_gradient_sums<1, kTeamGradientChunk, kTeamGradientNarrowColumns>(space, x, y, fit.beta, fit.partials,
+                                                                             fit.sums);
       return;
     case FusedForm::TeamScratch:
       team_gradient_sums(space, x, y, fit.beta, fit.partials, fit.sums);
@@ -372,6 +378,10 @@ void fused_step(const Space& space, const X& x, const Y& y, const StepUpdate<F, 
       case FusedForm::TeamRegisters:
         team_gradient_step<kTeamGradientRegisterLanes, kTeamGradientChunk, kTeamGradientRegisterColumns>(
             space, x, y, fit.beta, fit.partials, fit.sums, fit.teams_done, u, k);
+        return;
+      case FusedForm::TeamNarrow:
+        team_gradient_step<1, kTeamGradientChunk, kTeamGradientNarrowColumns>(space, x, y, fit.beta, fit.partials,
+                                                                               fit.sums, fit.teams_done, u, k);
         return;
       case FusedForm::TeamScratch:
         team_gradient_step(space, x, y, fit.beta, fit.partials, fit.sums, fit.teams_done, u, k);

@@ -58,6 +58,15 @@ constexpr bool team_gradient_register_form_takes(const std::size_t cols) {
   return cols >= static_cast<std::size_t>(kTeamGradientRegisterLanes) &&
          cols <= static_cast<std::size_t>(kTeamGradientRegisterColumns);
 }
+// The narrow form: the register form on one lane, a thread a row, for rows too short for
+// kTeamGradientRegisterLanes (1 to 3 columns: the single-variable model's 2). FusedGradient,
+// which took them, is a Kokkos array reduction: 10 us a step at 1000 rows x 2 on the H200
+// (quickstart's 1000 steps: 10.0 ms float32, 11.9 float64; 2026-11-29), 37 us at 10^6 rows,
+// where a plain read of X takes 19.
+inline constexpr int kTeamGradientNarrowColumns = kTeamGradientRegisterLanes - 1;
+constexpr bool team_gradient_narrow_form_takes(const std::size_t cols) {
+  return cols >= 1 && cols <= static_cast<std::size_t>(kTeamGradientNarrowColumns);
+}
 
 // Lanes: the vector lanes across a row on device spaces (at most a warp, 32), threads of
 // 256 / Lanes lanes to a team, so a team has 256 lanes whatever the split. Host spaces: one lane,
@@ -131,15 +140,32 @@ struct TeamGradient {
   KOKKOS_INLINE_FUNCTION void totals(const Member& team, const Scratch& part) const {
     if constexpr (RegisterColumns > 0) in_registers(team, part);
     else in_scratch(team, part);
-    // the threads' sums, each in its row of scratch, added up into the team's row of partials
+    // the threads' sums, each in its row of scratch, added up into the team's row of partials:
+    // `s` lanes a value, lane `slice` adding every s-th thread's row from its own into its own
+    // (no other lane reads or writes that row of that value), then the s rows in order; a lane
+    // a value adding all the team's rows (256 of them on one lane) waited on each in turn
     team.team_barrier();
+    const int values = static_cast<int>(value_count), threads = team.team_size();
+    const int wide = threads * kLanes / values;
+    const int s = wide < 1 ? 1 : wide > kTotalsSlices ? kTotalsSlices : wide > threads ? threads : wide;
+    if (s > 1) {
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, s * values), [&](const int e) {
+        const int slice = e % s, j = e / s;
+        Scalar t = part(slice, j);
+        for (int o = slice + s; o < threads; o += s) t += part(o, j);
+        part(slice, j) = t;
+      });
+      team.team_barrier();
+    }
     const int league = team.league_rank();
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, static_cast<int>(value_count)), [&](const int j) {
-      Scalar s = part(0, j);
-      for (int o = 1; o < team.team_size(); ++o) s += part(o, j);
-      partials(league, j) = s;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, values), [&](const int j) {
+      Scalar t = part(0, j);
+      for (int o = 1; o < (s > 1 ? s : threads); ++o) t += part(o, j);
+      partials(league, j) = t;
     });
   }
+  // The most slices of a team's rows of sums per value (above): 16 at 256 threads, 16 + 16 adds.
+  static constexpr int kTotalsSlices = 16;
 
   // The team's block of rows: [first, end).
   KOKKOS_INLINE_FUNCTION Kokkos::pair<std::int64_t, std::int64_t> block(const Member& team) const {

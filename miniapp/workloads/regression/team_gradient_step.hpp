@@ -130,8 +130,8 @@ std::size_t team_gradient_step_counts(std::size_t rows, const Space& space = Spa
 }
 
 // The partials (and the counts, `counts` true) that fused_sums and fused_step need on a device
-// space for rows of `cols` columns, whichever of their forms runs: the register form's lanes
-// (and so its teams) differ from the scratch form's.
+// space for rows of `cols` columns, whichever of their forms runs: the register, narrow and
+// scratch forms' lanes (and so their teams) differ.
 template <class Scalar, class Space>
 std::size_t fused_partials_size(std::size_t rows, std::size_t cols, const Space& space = Space(),
                                 const bool counts = false) {
@@ -143,6 +143,9 @@ std::size_t fused_partials_size(std::size_t rows, std::size_t cols, const Space&
   if (team_gradient_register_form_takes(cols))
     size = std::max(size, counts ? team_gradient_step_counts<Scalar, Space, kRegisterLanes>(rows, space)
                                  : team_gradient_step_partials_size<Scalar, Space, kRegisterLanes>(rows, cols, space));
+  if (team_gradient_narrow_form_takes(cols))
+    size = std::max(size, counts ? team_gradient_step_counts<Scalar, Space, 1>(rows, space)
+                                 : team_gradient_step_partials_size<Scalar, Space, 1>(rows, cols, space));
   return size;
 }
 
