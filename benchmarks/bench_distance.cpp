@@ -102,8 +102,9 @@ void distance_matrix(benchmark::State& state, const std::string& variant, const 
 
 // One form of direct into the kernel's own matrix after the same coordinate-major copy, verified
 // like the workload's result: the flat form with K entries per thread (kernels::direct_flat), or
-// with K = 0 the team form (kernels::direct_team, the form devices ran before the flat one).
-template <int K, class Space>
+// with K = 0 the team form (kernels::direct_team, the form devices ran before the flat one); with
+// R > 1, R rows and K columns a thread (kernels::direct_block).
+template <int K, class Space, int R = 1>
 void distance_direct_form(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   distance::Params p;
@@ -118,6 +119,8 @@ void distance_direct_form(benchmark::State& state) {
     distance::kernels::coordinate_major(space, k.points().device, coordinates, p.dim);
     if constexpr (K == 0) {
       distance::kernels::direct_team(space, coordinates, out, 0, rows, p.dim, false);
+    } else if constexpr (R > 1) {
+      distance::kernels::direct_block<R, K>(space, coordinates, out, 0, rows, p.dim, false);
     } else {
       distance::kernels::direct_flat<K>(space, coordinates, out, 0, rows, p.dim, false);
     }
@@ -166,7 +169,7 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
         ->Arg(1024)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
     if constexpr (!is_host_space<Space>()) {
       // direct's forms on devices: the team form it ran before, the flat form with 1, 4, 8 and 16
-      // (its default, kDirectPerThread) entries per thread.
+      // (its default, kDirectPerThread) entries per thread, and blocks of R rows x K columns.
       benchmark::RegisterBenchmark(("distance-direct-team/float32/" + s).c_str(), distance_direct_form<0, Space>)
           ->Arg(1024)->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("distance-direct-flat-k1/float32/" + s).c_str(), distance_direct_form<1, Space>)
@@ -176,6 +179,16 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
       benchmark::RegisterBenchmark(("distance-direct-flat-k8/float32/" + s).c_str(), distance_direct_form<8, Space>)
           ->Arg(1024)->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("distance-direct-flat-k16/float32/" + s).c_str(), distance_direct_form<16, Space>)
+          ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      // R rows and K columns a thread, each column point loaded once for R rows
+      benchmark::RegisterBenchmark(("distance-direct-block-r2-k8/float32/" + s).c_str(),
+                                   distance_direct_form<8, Space, 2>)
+          ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("distance-direct-block-r4-k4/float32/" + s).c_str(),
+                                   distance_direct_form<4, Space, 4>)
+          ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("distance-direct-block-r4-k8/float32/" + s).c_str(),
+                                   distance_direct_form<8, Space, 4>)
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
     }
   });

@@ -212,10 +212,10 @@ TYPED_TEST(DistanceTest, DirectAndTiledAgreeExactlyAcrossDimensions) {
 }
 
 namespace {
-// Rows [row0, row0 + rows) of the matrix by direct_flat<K>, by direct's team form and by direct
-// (the form the workload runs on this space), on the same coordinate-major points; all three
-// must agree bit for bit.
-template <int K, class Space>
+// Rows [row0, row0 + rows) of the matrix by direct_flat<K> (R > 1: direct_block<R, K>), by
+// direct's team form and by direct (the form the workload runs on this space), on the same
+// coordinate-major points; all three must agree bit for bit.
+template <int K, class Space, int R = 1>
 void expect_flat_equals_direct(int dim, std::size_t n, std::int64_t row0, std::int64_t rows, bool squared) {
   distance::Params p;
   p.dim = dim;
@@ -230,7 +230,8 @@ void expect_flat_equals_direct(int dim, std::size_t n, std::int64_t row0, std::i
   Kokkos::deep_copy(flat, -1.0f);  // an entry the kernel misses stays -1
   Kokkos::deep_copy(chosen, -1.0f);
   distance::kernels::coordinate_major(space, k.points().device, coordinates, dim);
-  distance::kernels::direct_flat<K>(space, coordinates, flat, row0, rows, dim, squared);
+  if constexpr (R > 1) distance::kernels::direct_block<R, K>(space, coordinates, flat, row0, rows, dim, squared);
+  else distance::kernels::direct_flat<K>(space, coordinates, flat, row0, rows, dim, squared);
   distance::kernels::direct_team(space, coordinates, team, row0, rows, dim, squared);
   distance::kernels::direct(space, coordinates, chosen, row0, rows, dim, squared);
   const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flat);
@@ -242,7 +243,7 @@ void expect_flat_equals_direct(int dim, std::size_t n, std::int64_t row0, std::i
       differing += a(i, j) != b(i, j);
       chosen_differing += c(i, j) != b(i, j);
     }
-  EXPECT_EQ(differing, 0u) << "K " << K << ", dim " << dim << ", n " << n << ", rows " << row0 << " + " << rows
+  EXPECT_EQ(differing, 0u) << "R " << R << ", K " << K << ", dim " << dim << ", n " << n << ", rows " << row0 << " + " << rows
                            << (squared ? ", squared" : "");
   EXPECT_EQ(chosen_differing, 0u) << "direct, dim " << dim << ", n " << n << ", rows " << row0 << " + " << rows;
   EXPECT_EQ(a(0, row0), 0.0f) << "the diagonal";
@@ -264,6 +265,11 @@ TYPED_TEST(DistanceTest, FlatMappingOfDirectEqualsDirectExactly) {
       expect_flat_equals_direct<16, Space>(dim, 3, 1, 2, squared);
       expect_flat_equals_direct<entries_per_thread, Space>(dim, 301, 37, 100, squared);
       expect_flat_equals_direct<entries_per_thread, Space>(dim, 3, 1, 2, squared);  // fewer columns than K
+      // blocks of R rows: row counts not a multiple of R, a block starting inside the matrix
+      expect_flat_equals_direct<8, Space, 2>(dim, 301, 0, 301, squared);
+      expect_flat_equals_direct<4, Space, 4>(dim, 301, 37, 99, squared);
+      expect_flat_equals_direct<8, Space, 4>(dim, 301, 0, 301, squared);
+      expect_flat_equals_direct<8, Space, 4>(dim, 3, 1, 2, squared);
     }
 }
 

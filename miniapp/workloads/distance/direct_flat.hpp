@@ -20,18 +20,26 @@ namespace miniapp::distance::kernels {
 // anything (the team form loads each column point after the previous store, one row per warp).
 // The same squared_distance as the team form: the values agree bit for bit. The forms' times on a
 // GPU: docs/tuning-notes.md ("distance: direct", its "Devices" entries).
+// The flat forms' range: `blocks` blocks of rows (a row each in the flat form), q = ceil(n / K)
+// threads a block, thread t of block split.row(t) taking columns t - block q + k q, k < K.
+struct ColumnThreads {
+  std::int64_t n, q, threads;
+  FlatRows split;
+  ColumnThreads(const std::int64_t points, const std::int64_t blocks, const int k)
+      : n(points), q((points + k - 1) / k), threads(blocks * q), split(threads, q) {}
+};
+
 template <int K, int Dim, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
 void direct_flat_rows(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
                       int runtime_dim, bool squared) {
   static_assert(K >= 1 && K <= 16, "entries per thread");
   using Scalar = typename Out::non_const_value_type;
   const int dim = Dim > 0 ? Dim : runtime_dim;
-  const auto n = static_cast<std::int64_t>(points.extent(0));
-  const std::int64_t q = (n + K - 1) / K;
-  const std::int64_t threads = rows * q;
-  const FlatRows split(threads, q);
+  const ColumnThreads range(static_cast<std::int64_t>(points.extent(0)), rows, K);
+  const std::int64_t n = range.n, q = range.q;
+  const FlatRows split = range.split;
   Kokkos::parallel_for(
-      "distance::direct-flat", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, threads),
+      "distance::direct-flat", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, range.threads),
       KOKKOS_LAMBDA(const std::int64_t t) {
         const std::int64_t local = split.row(t);
         const std::int64_t c = t - local * q;
@@ -53,6 +61,60 @@ void direct_flat(const Space& space, const Points& points, const Out& out, std::
                  int dim, bool squared) {
   with_dimension(dim, [&](auto fixed) {
     direct_flat_rows<K, decltype(fixed)::value>(space, points, out, row0, rows, dim, squared);
+  });
+}
+
+// direct's device form with R rows a thread as well as K columns (prepared 2026-11-30, not yet
+// run on a GPU): the flat form stays at 53-54% of a plain fill's rate at K = 4, 8 and 16 on the
+// H200 (n = 4096, 8192, float32, dim 3), so the loads in flight are not what bounds it; each of its
+// entries costs the column point's dim loads and their address arithmetic besides the arithmetic
+// of the distance, and a GPU thread issues them all. Here a thread loads its K column points once
+// into registers and reuses them for R rows: per entry the loads fall from dim + dim / K to
+// dim / R + dim / K. Thread c of row block b takes rows b R .. b R + R - 1 and the flat form's
+// columns c, c + q, ... (q = ceil(n / K)), so a warp's stores stay contiguous. The same
+// squared_distance as the team form: the values agree bit for bit. Dimensions read at run time
+// (Dim 0) take the flat form.
+template <int Dim, class Scalar, int K>
+struct HeldColumns {
+  using non_const_value_type = Scalar;
+  Scalar c[K][Dim];
+  KOKKOS_INLINE_FUNCTION Scalar operator()(const std::int64_t k, const int d) const { return c[k][d]; }
+};
+
+template <int R, int K, int Dim, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
+void direct_block_rows(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
+                       int runtime_dim, bool squared) {
+  static_assert(R >= 1 && R <= 8 && K >= 1 && K <= 16, "rows and entries per thread");
+  if constexpr (Dim == 0) {
+    direct_flat_rows<K, 0>(space, points, out, row0, rows, runtime_dim, squared);
+  } else {
+    using Scalar = typename Out::non_const_value_type;
+    const ColumnThreads range(static_cast<std::int64_t>(points.extent(0)), (rows + R - 1) / R, K);
+    Kokkos::parallel_for(
+        "distance::direct-block", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, range.threads),
+        KOKKOS_LAMBDA(const std::int64_t t) {
+          const std::int64_t block = range.split.row(t), c = t - block * range.q;
+          HeldColumns<Dim, Scalar, K> held;
+          for (int k = 0; k < K; ++k) {
+            const bool in = c + k * range.q < range.n;
+            for (int d = 0; d < Dim; ++d) held.c[k][d] = in ? points(c + k * range.q, d) : Scalar(0);
+          }
+          for (int r = 0; r < R && block * R + r < rows; ++r) {
+            const RowPoint<Dim, Points> own(points, row0 + block * R + r);
+            for (int k = 0; k < K && c + k * range.q < range.n; ++k) {
+              const Scalar s = squared_distance<Dim>(own, held, k, Dim);
+              out(block * R + r, c + k * range.q) = squared ? s : compat::math::sqrt(s);
+            }
+          }
+        });
+  }
+}
+
+template <int R, int K, class Space, class Points, class Out>
+void direct_block(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
+                  int dim, bool squared) {
+  with_dimension(dim, [&](auto fixed) {
+    direct_block_rows<R, K, decltype(fixed)::value>(space, points, out, row0, rows, dim, squared);
   });
 }
 
