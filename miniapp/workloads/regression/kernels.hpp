@@ -236,27 +236,6 @@ void range_gradient_sums(const Space& space, const X& x, const Y& y, const Beta&
                           f, sums);
 }
 
-// The forms of fused_sums (below): PackedGradient, FusedGradient (rows), TeamGradient in registers
-// (on 4 lanes, or on one for rows of 1 to 3 columns) or in scratch.
-enum class FusedForm { Packed, Rows, TeamRegisters, TeamNarrow, TeamScratch };
-
-// The form fused_sums takes for rows of `cols` columns on Space.
-template <class Scalar, class Space>
-FusedForm fused_form(const std::size_t cols) {
-#if MINIAPP_HOST_SIMD
-  if constexpr (is_host_space<Space>())
-    if (cols >= static_cast<std::size_t>(simd::Pack<Scalar>::width)) return FusedForm::Packed;
-#endif
-  if constexpr (!is_host_space<Space>()) {
-    if (team_gradient_register_form_takes(cols) && team_gradient_fits<Scalar, Space, kTeamGradientRegisterLanes>(cols))
-      return FusedForm::TeamRegisters;
-    if (team_gradient_narrow_form_takes(cols) && team_gradient_fits<Scalar, Space, 1>(cols)) return FusedForm::TeamNarrow;
-    if (cols >= static_cast<std::size_t>(TeamGradient<Scalar, Space>::kLanes) && team_gradient_fits<Scalar, Space>(cols))
-      return FusedForm::TeamScratch;
-  }
-  return FusedForm::Rows;
-}
-
 // One pass over X: the gradient sums and the sum of squared residuals into fit.sums. Host spaces:
 // PackedGradient where a row fills a pack, else FusedGradient; device spaces: TeamGradient (4 or 8
 // lanes across each row) where a row fills its lanes and its scratch fits, in its register form
@@ -268,32 +247,23 @@ template <class Space, class X, class Y, class F, MINIAPP_KERNEL_UNIT>
 void fused_sums(const Space& space, const X& x, const Y& y, const F& fit) {
   using Scalar = typename F::View::value_type;
   const std::size_t cols = x.extent(1);
-  switch (fused_form<Scalar, Space>(cols)) {
-    case FusedForm::Packed:
 #if MINIAPP_HOST_SIMD
-      if constexpr (is_host_space<Space>()) {
-        PackedGradient<Scalar, typename Space::memory_space> f{x, y, fit.beta, static_cast<unsigned>(cols + 1)};
-        const std::int64_t calls = f.calls(x.extent(0));
-        Kokkos::parallel_reduce("regression::fused",
-                                Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, calls), f,
-                                fit.sums);
-        return;
-      }
+  if constexpr (is_host_space<Space>()) {
+    if (cols >= static_cast<std::size_t>(simd::Pack<Scalar>::width)) {
+      PackedGradient<Scalar, typename Space::memory_space> f{x, y, fit.beta, static_cast<unsigned>(cols + 1)};
+      const std::int64_t calls = f.calls(x.extent(0));
+      Kokkos::parallel_reduce("regression::fused",
+                              Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, calls), f, fit.sums);
+      return;
+    }
+  }
 #endif
-      break;
-    case FusedForm::TeamRegisters:
-      team_gradient_sums<kTeamGradientRegisterLanes, kTeamGradientChunk, kTeamGradientRegisterColumns>(
-          space, x, y, fit.beta, fit.partials, fit.sums);
+  if constexpr (!is_host_space<Space>()) {
+    if (with_team_form<Scalar, Space>(cols, [&](auto lanes, auto columns) {
+          team_gradient_sums<decltype(lanes)::value, kTeamGradientChunk, decltype(columns)::value>(
+              space, x, y, fit.beta, fit.partials, fit.sums);
+        }))
       return;
-    case FusedForm::TeamNarrow:
-      team_gradient_sums<1, kTeamGradientChunk, kTeamGradientNarrowColumns>(space, x, y, fit.beta, fit.partials,
-                                                                             fit.sums);
-      return;
-    case FusedForm::TeamScratch:
-      team_gradient_sums(space, x, y, fit.beta, fit.partials, fit.sums);
-      return;
-    case FusedForm::Rows:
-      break;
   }
   range_gradient_sums(space, x, y, fit.beta, fit.sums);
 }
@@ -373,23 +343,12 @@ template <class Space, class X, class Y, class F, class Scalar, MINIAPP_KERNEL_U
 void fused_step(const Space& space, const X& x, const Y& y, const StepUpdate<F, Scalar>& u, const std::int64_t k,
                 const bool one_launch = true) {
   const F& fit = u.fit;
-  if (one_launch) {
-    switch (fused_form<Scalar, Space>(x.extent(1))) {
-      case FusedForm::TeamRegisters:
-        team_gradient_step<kTeamGradientRegisterLanes, kTeamGradientChunk, kTeamGradientRegisterColumns>(
-            space, x, y, fit.beta, fit.partials, fit.sums, fit.teams_done, u, k);
-        return;
-      case FusedForm::TeamNarrow:
-        team_gradient_step<1, kTeamGradientChunk, kTeamGradientNarrowColumns>(space, x, y, fit.beta, fit.partials,
-                                                                               fit.sums, fit.teams_done, u, k);
-        return;
-      case FusedForm::TeamScratch:
-        team_gradient_step(space, x, y, fit.beta, fit.partials, fit.sums, fit.teams_done, u, k);
-        return;
-      case FusedForm::Packed:
-      case FusedForm::Rows:
-        break;
-    }
+  if constexpr (!is_host_space<Space>()) {
+    if (one_launch && with_team_form<Scalar, Space>(x.extent(1), [&](auto lanes, auto columns) {
+          team_gradient_step<decltype(lanes)::value, kTeamGradientChunk, decltype(columns)::value>(
+              space, x, y, fit.beta, fit.partials, fit.sums, fit.teams_done, u, k);
+        }))
+      return;
   }
   fused_sums(space, x, y, fit);
   update(space, u, k);

@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace miniapp::regression {
 
@@ -146,8 +147,7 @@ struct TeamGradient {
     // a value adding all the team's rows (256 of them on one lane) waited on each in turn
     team.team_barrier();
     const int values = static_cast<int>(value_count), threads = team.team_size();
-    const int wide = threads * kLanes / values;
-    const int s = wide < 1 ? 1 : wide > kTotalsSlices ? kTotalsSlices : wide > threads ? threads : wide;
+    const int s = slices(threads, values, threads < kTotalsSlices ? threads : kTotalsSlices);
     if (s > 1) {
       Kokkos::parallel_for(Kokkos::TeamVectorRange(team, s * values), [&](const int e) {
         const int slice = e % s, j = e / s;
@@ -166,6 +166,13 @@ struct TeamGradient {
   }
   // The most slices of a team's rows of sums per value (above): 16 at 256 threads, 16 + 16 adds.
   static constexpr int kTotalsSlices = 16;
+
+  // Lanes a value when a team of `threads` threads adds up rows of `values` values: as many as
+  // its lanes give every value, at least 1, at most `most`.
+  KOKKOS_INLINE_FUNCTION static int slices(const int threads, const int values, const int most) {
+    const int wide = threads * kLanes / values;
+    return wide < 1 ? 1 : wide > most ? most : wide;
+  }
 
   // The team's block of rows: [first, end).
   KOKKOS_INLINE_FUNCTION Kokkos::pair<std::int64_t, std::int64_t> block(const Member& team) const {
@@ -276,6 +283,34 @@ template <class Scalar, class Space, int Lanes = kTeamGradientLanes<Scalar>>
 bool team_gradient_fits(std::size_t cols) {
   const auto limit = compat::team_scratch_size_max<Space>(0);
   return limit && TeamGradient<Scalar, Space, Lanes>::scratch_bytes(cols) <= *limit;
+}
+
+// f(lanes, register_columns), both std::integral_constant, for each of TeamGradient's forms that
+// take rows of `cols` columns on a device space, in the order fused_sums prefers them: the
+// register form on kTeamGradientRegisterLanes, the narrow form (the register form on one lane),
+// the scratch form on kTeamGradientLanes (register_columns 0). Whether a form's scratch fits is
+// the caller's to ask (team_gradient_fits).
+template <class Scalar, class Space, class F>
+void for_each_team_form(const std::size_t cols, F&& f) {
+  using Registers = std::integral_constant<int, kTeamGradientRegisterColumns>;
+  using Narrow = std::integral_constant<int, kTeamGradientNarrowColumns>;
+  if (team_gradient_register_form_takes(cols)) f(std::integral_constant<int, kTeamGradientRegisterLanes>{}, Registers{});
+  if (team_gradient_narrow_form_takes(cols)) f(std::integral_constant<int, 1>{}, Narrow{});
+  if (cols >= static_cast<std::size_t>(TeamGradient<Scalar, Space>::kLanes))
+    f(std::integral_constant<int, kTeamGradientLanes<Scalar>>{}, std::integral_constant<int, 0>{});
+}
+
+// f(lanes, register_columns) for the first form of for_each_team_form whose scratch fits a team
+// of Space; whether there was one.
+template <class Scalar, class Space, class F>
+bool with_team_form(const std::size_t cols, F&& f) {
+  bool taken = false;
+  for_each_team_form<Scalar, Space>(cols, [&](auto lanes, auto columns) {
+    if (taken || !team_gradient_fits<Scalar, Space, decltype(lanes)::value>(cols)) return;
+    f(lanes, columns);
+    taken = true;
+  });
+  return taken;
 }
 
 // TeamGradient's functor for one pass over x (team_gradient_sums), its partials checked.

@@ -92,9 +92,7 @@ struct TeamGradientStep {
   KOKKOS_INLINE_FUNCTION void add_rows(const Member& team, const typename F::Scratch& part, const Scalar* rows,
                                        const std::int64_t stride, const std::int64_t first, const std::int64_t count,
                                        const Out& out) const {
-    const int values = static_cast<int>(f.value_count);
-    const int wide = team.team_size() * F::kLanes / values;
-    const int s = wide < 1 ? 1 : wide > team.team_size() ? team.team_size() : wide;
+    const int values = static_cast<int>(f.value_count), s = F::slices(team.team_size(), values, team.team_size());
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, s * values), [&](const int e) {
       const int slice = e % s, j = e / s;
       const volatile Scalar* r = rows + static_cast<std::int64_t>(j) * stride + first;
@@ -116,7 +114,8 @@ struct TeamGradientStep {
   }
 };
 
-// The same for a step in one launch (team_gradient_step): the teams' rows and the groups'.
+// The partials a step in one launch takes (team_gradient_step): team_gradient_partials_size's rows
+// of the teams' totals, then a row for each group.
 template <class Scalar, class Space, int Lanes = kTeamGradientLanes<Scalar>>
 std::size_t team_gradient_step_partials_size(std::size_t rows, std::size_t cols, const Space& space = Space()) {
   const std::int64_t teams = TeamGradient<Scalar, Space, Lanes>::teams(rows, space);
@@ -135,17 +134,12 @@ std::size_t team_gradient_step_counts(std::size_t rows, const Space& space = Spa
 template <class Scalar, class Space>
 std::size_t fused_partials_size(std::size_t rows, std::size_t cols, const Space& space = Space(),
                                 const bool counts = false) {
-  constexpr int kRegisterLanes = kTeamGradientRegisterLanes;
   std::size_t size = 0;
-  if (cols >= static_cast<std::size_t>(TeamGradient<Scalar, Space>::kLanes))
-    size = counts ? team_gradient_step_counts<Scalar, Space>(rows, space)
-                  : team_gradient_step_partials_size<Scalar, Space>(rows, cols, space);
-  if (team_gradient_register_form_takes(cols))
-    size = std::max(size, counts ? team_gradient_step_counts<Scalar, Space, kRegisterLanes>(rows, space)
-                                 : team_gradient_step_partials_size<Scalar, Space, kRegisterLanes>(rows, cols, space));
-  if (team_gradient_narrow_form_takes(cols))
-    size = std::max(size, counts ? team_gradient_step_counts<Scalar, Space, 1>(rows, space)
-                                 : team_gradient_step_partials_size<Scalar, Space, 1>(rows, cols, space));
+  for_each_team_form<Scalar, Space>(cols, [&](auto lanes, auto) {
+    constexpr int kLanes = decltype(lanes)::value;
+    size = std::max(size, counts ? team_gradient_step_counts<Scalar, Space, kLanes>(rows, space)
+                                 : team_gradient_step_partials_size<Scalar, Space, kLanes>(rows, cols, space));
+  });
   return size;
 }
 
