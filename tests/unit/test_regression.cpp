@@ -58,6 +58,27 @@ regression::Params multivariate(int features, std::int64_t iterations, double lr
   return p;
 }
 
+// The rows of the tests that compare the fused gradient's forms, on Memory:
+// x(i, j) = sin(0.37 (i cols + j) + 0.1), y(i) = cos(0.11 i), beta(j) = 0.5 - 0.03 j.
+template <class Memory>
+struct SineRows {
+  Kokkos::View<double**, Kokkos::LayoutRight, Memory> x;
+  Kokkos::View<double*, Kokkos::LayoutRight, Memory> y, beta;
+  SineRows(const std::size_t n, const std::size_t cols) : x("x", n, cols), y("y", n), beta("beta", cols) {
+    auto hx = Kokkos::create_mirror_view(x);
+    auto hy = Kokkos::create_mirror_view(y);
+    auto hb = Kokkos::create_mirror_view(beta);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = 0; j < cols; ++j) hx(i, j) = std::sin(0.37 * static_cast<double>(i * cols + j) + 0.1);
+      hy(i) = std::cos(0.11 * static_cast<double>(i));
+    }
+    for (std::size_t j = 0; j < cols; ++j) hb(j) = 0.5 - 0.03 * static_cast<double>(j);
+    Kokkos::deep_copy(x, hx);
+    Kokkos::deep_copy(y, hy);
+    Kokkos::deep_copy(beta, hb);
+  }
+};
+
 template <class Scalar, class Space>
 std::vector<double> fitted(regression::Kernel<Scalar, Space>& k) {
   std::vector<double> b;
@@ -175,13 +196,8 @@ TYPED_TEST(RegressionTest, PackedGradientLoopsGiveFusedGradientSums) {
     for (const std::size_t cols : {4u, 8u, 9u, 51u, 52u, 64u, 71u}) {
       for (const std::size_t n : {1u, 63u, 64u, 65u, 130u, 1001u}) {
         SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(cols));
-        Kokkos::View<double**, Kokkos::LayoutRight, Memory> x("x", n, cols);
-        Kokkos::View<double*, Kokkos::LayoutRight, Memory> y("y", n), beta("beta", cols);
-        for (std::size_t i = 0; i < n; ++i) {
-          for (std::size_t j = 0; j < cols; ++j) x(i, j) = std::sin(0.37 * static_cast<double>(i * cols + j) + 0.1);
-          y(i) = std::cos(0.11 * static_cast<double>(i));
-        }
-        for (std::size_t j = 0; j < cols; ++j) beta(j) = 0.5 - 0.03 * static_cast<double>(j);
+        const SineRows<Memory> rows(n, cols);
+        const auto &x = rows.x, &y = rows.y, &beta = rows.beta;
         Kokkos::View<double*, Kokkos::LayoutRight, Memory> range("range", cols + 1);
         regression::range_gradient_sums(Space(), x, y, beta, range);
         const auto check = [&](auto form, const char* name) {
@@ -224,19 +240,8 @@ TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
   for (const std::size_t cols : {2u, 9u, 51u, 71u}) {
     for (const std::size_t n : {1u, 31u, 255u, 257u, 1003u}) {
       SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(cols));
-      Kokkos::View<double**, Kokkos::LayoutRight, Memory> x("x", n, cols);
-      Kokkos::View<double*, Kokkos::LayoutRight, Memory> y("y", n), beta("beta", cols);
-      auto hx = Kokkos::create_mirror_view(x);
-      auto hy = Kokkos::create_mirror_view(y);
-      auto hb = Kokkos::create_mirror_view(beta);
-      for (std::size_t i = 0; i < n; ++i) {
-        for (std::size_t j = 0; j < cols; ++j) hx(i, j) = std::sin(0.37 * static_cast<double>(i * cols + j) + 0.1);
-        hy(i) = std::cos(0.11 * static_cast<double>(i));
-      }
-      for (std::size_t j = 0; j < cols; ++j) hb(j) = 0.5 - 0.03 * static_cast<double>(j);
-      Kokkos::deep_copy(x, hx);
-      Kokkos::deep_copy(y, hy);
-      Kokkos::deep_copy(beta, hb);
+      const SineRows<Memory> rows(n, cols);
+      const auto &x = rows.x, &y = rows.y, &beta = rows.beta;
       Kokkos::View<double*, Kokkos::LayoutRight, Memory> teams("teams", cols + 1), range("range", cols + 1);
       Kokkos::View<double*, Memory> partials(
           "partials", regression::team_gradient_partials_size<double, Space>(n, cols));
@@ -318,16 +323,8 @@ TYPED_TEST(RegressionTest, GradientStepInOneLaunchEqualsSumsThenUpdate) {
   for (const std::size_t cols : {2u, 9u, 51u}) {
     for (const std::size_t n : {31u, 1003u, 1056u, 20000u}) {
       SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(cols));
-      Kokkos::View<double**, Kokkos::LayoutRight, Memory> x("x", n, cols);
-      Vector y("y", n);
-      auto hx = Kokkos::create_mirror_view(x);
-      auto hy = Kokkos::create_mirror_view(y);
-      for (std::size_t i = 0; i < n; ++i) {
-        for (std::size_t j = 0; j < cols; ++j) hx(i, j) = std::sin(0.37 * static_cast<double>(i * cols + j) + 0.1);
-        hy(i) = std::cos(0.11 * static_cast<double>(i));
-      }
-      Kokkos::deep_copy(x, hx);
-      Kokkos::deep_copy(y, hy);
+      const SineRows<Memory> rows(n, cols);
+      const auto &x = rows.x, &y = rows.y;
       const auto make_fit = [&] {
         return FitT{Vector("beta", cols), Vector("loss", kSteps),
                     Kokkos::View<std::int64_t*, Kokkos::LayoutRight, Memory>("diverged_at", 1),
