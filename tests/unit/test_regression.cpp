@@ -197,7 +197,9 @@ TYPED_TEST(RegressionTest, PackedGradientLoopsGiveFusedGradientSums) {
       for (const std::size_t n : {1u, 63u, 64u, 65u, 130u, 1001u}) {
         SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(cols));
         const SineRows<Memory> rows(n, cols);
-        const auto &x = rows.x, &y = rows.y, &beta = rows.beta;
+        const auto& x = rows.x;
+        const auto& y = rows.y;
+        const auto& beta = rows.beta;
         Kokkos::View<double*, Kokkos::LayoutRight, Memory> range("range", cols + 1);
         regression::range_gradient_sums(Space(), x, y, beta, range);
         const auto check = [&](auto form, const char* name) {
@@ -241,7 +243,9 @@ TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
     for (const std::size_t n : {1u, 31u, 255u, 257u, 1003u}) {
       SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(cols));
       const SineRows<Memory> rows(n, cols);
-      const auto &x = rows.x, &y = rows.y, &beta = rows.beta;
+      const auto& x = rows.x;
+      const auto& y = rows.y;
+      const auto& beta = rows.beta;
       Kokkos::View<double*, Kokkos::LayoutRight, Memory> teams("teams", cols + 1), range("range", cols + 1);
       Kokkos::View<double*, Memory> partials(
           "partials", regression::team_gradient_partials_size<double, Space>(n, cols));
@@ -324,7 +328,8 @@ TYPED_TEST(RegressionTest, GradientStepInOneLaunchEqualsSumsThenUpdate) {
     for (const std::size_t n : {31u, 1003u, 1056u, 20000u}) {
       SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(cols));
       const SineRows<Memory> rows(n, cols);
-      const auto &x = rows.x, &y = rows.y;
+      const auto& x = rows.x;
+      const auto& y = rows.y;
       const auto make_fit = [&] {
         return FitT{Vector("beta", cols), Vector("loss", kSteps),
                     Kokkos::View<std::int64_t*, Kokkos::LayoutRight, Memory>("diverged_at", 1),
