@@ -19,6 +19,10 @@
 #   5. input/kernel-times.yaml on the device space with --kernel-times: every kernel and vendor
 #      call of each compute phase at the seed decks' GPU sizes, RESULTS/<gpu>-<date>/kernel-times/
 #      (the host rehearsal runs its batched cases only)
+#   6. scripts/profile-kernels.sh: Nsight Compute on the kernels of issue 27's open targets
+#      (scripts/lib/profile-targets.tsv), which bound each hits, RESULTS/<gpu>-<date>/profile/
+#      (skipped, with the reason, where there is no ncu or it cannot read the GPU's counters, and
+#      in a host rehearsal)
 # and writes RESULTS/<gpu>-<date>/ (raw: results.json per deck, benchmark JSON, ctest JUnit XML,
 # logs, steps.tsv, run.env, nvidia-smi) and RESULTS/<gpu>-<date>.md (scripts/gpu_summary.py).
 #
@@ -45,7 +49,7 @@
 #               (the two extra runs of step 2, seed 000 at 10^8 and seed 001 at 4096, only then)
 #   --benchmarks  which parts of the benchmark suite (default: all five; "none" for none)
 #   --skip      steps not to run, recorded as skipped: unit-tests, decks, advise, benchmarks,
-#               peers, kernel-times (a second stack in the same sitting, say, whose code the
+#               peers, kernel-times, profile (a second stack in the same sitting, say, whose code the
 #               first run's unit tests and peers already covered)
 #   --kokkos    build and run on the bundle's second Kokkos release (bundle.sh --kokkos-tarball),
 #               e.g. 4.6.01, instead of Debian's 3.4.01; the results directory's name ends in
@@ -119,8 +123,8 @@ fi
 IFS=, read -r -a skip_steps <<<"$SKIP"
 for p in "${skip_steps[@]}"; do
   case "$p" in
-    unit-tests|decks|advise|benchmarks|peers|kernel-times) ;;
-    *) usage_error "unknown step '$p' for --skip (unit-tests, decks, advise, benchmarks, peers, kernel-times)" ;;
+    unit-tests|decks|advise|benchmarks|peers|kernel-times|profile) ;;
+    *) usage_error "unknown step '$p' for --skip (unit-tests, decks, advise, benchmarks, peers, kernel-times, profile)" ;;
   esac
 done
 SKIP=${SKIP//decks/deck}  # the deck steps are named deck:STEM
@@ -147,7 +151,8 @@ remaining() { echo $((BUDGET - (SECONDS - START_SECONDS))); }
 SUMMARY_RESERVE=15
 
 # run_step NAME CAP LOG COMMAND...: runs the command under min(CAP, what is left) seconds
-# (SIGTERM, then SIGKILL 10 s later) and records it. Returns the command's exit code.
+# (SIGTERM, then SIGKILL 10 s later) and records it. Returns the command's exit code. With
+# SKIP_RC set, that exit code records the step as skipped, the log's last line saying why.
 run_step() {
   local step=$1 cap=$2 logfile=$3; shift 3
   if [[ ",$SKIP," == *",${step%%:*},"* ]]; then
@@ -169,6 +174,7 @@ run_step() {
   rc=$?
   local took=$((SECONDS - t0)) status=ok detail=""
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then status=timed-out; detail="stopped after $cap s"; FAILED=1
+  elif [ -n "${SKIP_RC:-}" ] && [ "$rc" -eq "$SKIP_RC" ]; then status=skipped; detail=$(tail -n 1 "$logfile" | tr '\t' ' ')
   elif [ "$rc" -ne 0 ]; then status=failed; detail="exit $rc; see logs/$(basename "$logfile")"; FAILED=1
   fi
   printf '%s\t%s\t%s\t%s\t%s\n' "$step" "$status" "$took" "$rc" "$detail" >>"$STEPS"
@@ -296,6 +302,13 @@ else
     run_step kernel-times 120 "$OUT/logs/kernel-times.log" \
       "$BIN/miniapp" "$ROOT/input/kernel-times.yaml" --kernel-times --spaces "$DEVICE_SPACE" "${cases[@]}" \
       -o "$OUT/kernel-times"
+  fi
+
+  # 7. Which bound the open targets' kernels hit (Nsight Compute: counters, not times).
+  if [ "$BACKEND" != cuda ]; then
+    printf 'profile\tskipped\t0\t\tno GPU to profile in a host rehearsal\n' >>"$STEPS"
+  else
+    SKIP_RC=3 run_step profile 150 "$OUT/logs/profile.log" "$ROOT/scripts/profile-kernels.sh" "$BIN" "$OUT/profile"
   fi
 fi
 

@@ -7,8 +7,9 @@ library only).
 RUN_DIR holds run.env (the machine and the spaces compared), steps.tsv (each step's status and
 time), build.env, unit-tests.xml (ctest's JUnit XML), decks/<deck>/results.json and
 benchmarks/<part>.json (Google Benchmark), kernel-times/kernel-times.json (miniapp --kernel-times on
-input/kernel-times.yaml). Any of them may be missing or cut short (a step that
-ran out of time): the summary says so and goes on with the rest.
+input/kernel-times.yaml), profile/ (scripts/profile-kernels.sh's Nsight Compute pages, read by
+ncu_profile.py). Any of them may be missing or cut short (a step that ran out of time): the
+summary says so and goes on with the rest.
 
 The summary: the machine and build, the steps, the unit tests, seed 000's copy table, per deck
 the device space against the host space (speedup, crossover sizes of sweeps, device bandwidth as
@@ -27,12 +28,14 @@ import os
 import sys
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # ncu_profile.py, also when run by runpy
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "report"))
 sys.dont_write_bytecode = True  # nothing written into the source tree or the bundle's copy of it
 
 from miniapp_report import results  # noqa: E402
 from miniapp_report.crossover import Crossover, crossover  # noqa: E402
 from miniapp_report.names import Policy, Space  # noqa: E402
+import ncu_profile  # noqa: E402
 
 SEED000_DECK = "matrix-seed000-power"
 # Seed 000's own table (NREL, H100 node, float32 x ** y on (3, 1e9), 10 loops), for comparison.
@@ -545,7 +548,8 @@ def summarize(directory):
              "(raw results: results.json per deck, benchmark JSON, JUnit XML, logs).")
     parts = [title, intro, section_machine(run), section_steps(run), section_unit_tests(run),
              section_seed000(run), section_decks(run), section_energy(run), section_advice(run, directory),
-             section_peers(directory), section_benchmarks(run), section_kernel_times(run), section_verification(run)]
+             section_peers(directory), section_benchmarks(run), section_kernel_times(run),
+             ncu_profile.section(os.path.join(directory, "profile")), section_verification(run)]
     return "\n\n".join(parts) + "\n"
 
 

@@ -27,23 +27,12 @@ set -uo pipefail
 usage_error() { echo "tune-gemm-tiles: $*" >&2; exit 2; }
 
 # Every option takes a value: its name (without the dashes) keys the table of defaults.
+# shellcheck source=lib/options.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/options.sh"
 declare -A OPT=([space]=cuda [size]=2048 [m]=32,64,128 [n]=32,64,128 [k]=8,16,32 [precision]=float32,float64 [output]="")
-MINIAPP=""
-for ((i = 1; i <= $#; i++)); do
-  arg=${!i}
-  if [ "$arg" = -h ] || [ "$arg" = --help ]; then
-    awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0
-  elif [[ "$arg" == --* ]]; then
-    key=${arg#--}
-    [ -n "${OPT[$key]+set}" ] || usage_error "unknown option '$arg' (try --help)"
-    ((i++)); [ "$i" -le $# ] || usage_error "$arg needs a value"
-    OPT[$key]=${!i}
-  elif [[ "$arg" == -* ]]; then
-    usage_error "unknown option '$arg' (try --help)"
-  else
-    [ -z "$MINIAPP" ] || usage_error "more than one binary given"; MINIAPP=$arg
-  fi
-done
+parse_options "$@"
+[ ${#POSITIONAL[@]} -le 1 ] || usage_error "more than one binary given"
+MINIAPP=${POSITIONAL[0]:-}
 SPACE=${OPT[space]} SIZE=${OPT[size]} MS=${OPT[m]} NS=${OPT[n]} KS=${OPT[k]} PRECISIONS=${OPT[precision]} OUT=${OPT[output]}
 [ -n "$MINIAPP" ] || usage_error "no mini-app binary given (try --help)"
 [ -x "$MINIAPP" ] || usage_error "$MINIAPP is not an executable"
