@@ -18,7 +18,6 @@ Exit codes: 0 written; 2 bad usage or a directory with no results.
 """
 
 import argparse
-import glob
 import json
 import os
 import sys
@@ -26,7 +25,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "report"))
 sys.dont_write_bytecode = True
 
-from miniapp_report import results  # noqa: E402
+from miniapp_report import results, stored  # noqa: E402
 
 
 class Run:
@@ -42,7 +41,7 @@ class Run:
         if os.path.exists(env):
             with open(env, encoding="utf-8") as f:
                 self.gpu = dict(line.rstrip("\n").split("=", 1) for line in f if "=" in line).get("device_name", "?")
-        for path in sorted(glob.glob(os.path.join(self.directory, "decks", "*", "results.json"))):
+        for path in stored.matching(os.path.join(self.directory, "decks", "*", "results.json")):
             deck = os.path.basename(os.path.dirname(path))
             source, points = results.read_file(path)
             self.kokkos = source.provenance.kokkos_version or self.kokkos
@@ -54,9 +53,9 @@ class Run:
         self.benchmarks = {}  # benchmark run name -> median real time in seconds
         units = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
         self.unread = []  # benchmark files a stopped step left incomplete: (file, why)
-        for path in sorted(glob.glob(os.path.join(self.directory, "benchmarks", "*.json"))):
+        for path in stored.matching(os.path.join(self.directory, "benchmarks", "*.json")):
             try:
-                with open(path, encoding="utf-8") as f:
+                with stored.open_text(path) as f:
                     data = json.load(f)
             except json.JSONDecodeError as e:
                 self.unread.append((os.path.relpath(path, self.directory), f"incomplete or invalid JSON ({e.msg})"))

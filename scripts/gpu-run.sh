@@ -24,7 +24,8 @@
 #      (skipped, with the reason, where there is no ncu or it cannot read the GPU's counters, and
 #      in a host rehearsal)
 # and writes RESULTS/<gpu>-<date>/ (raw: results.json per deck, benchmark JSON, ctest JUnit XML,
-# logs, steps.tsv, run.env, nvidia-smi) and RESULTS/<gpu>-<date>.md (scripts/gpu_summary.py).
+# logs, steps.tsv, run.env, nvidia-smi; the files over 64 KiB xz-compressed once the summary is
+# written, by scripts/compact_results.py) and RESULTS/<gpu>-<date>.md (scripts/gpu_summary.py).
 #
 #   scripts/gpu-run.sh BUNDLE [--budget SECONDS] [--arch sm_XX] [--backend cuda|host]
 #                             [--build-dir DIR] [--results DIR] [--decks D1.yaml,D2.yaml]
@@ -316,6 +317,9 @@ fi
 echo "finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$OUT/run.env"
 if python3 "$ROOT/scripts/gpu_summary.py" "$OUT" --output "$OUT.md" >"$OUT/logs/summary.log" 2>&1; then
   log "summary: $OUT.md"
+  # The raw files over 64 KiB as FILE.xz (the project's readers open either; `xz -dk` restores).
+  python3 "$ROOT/scripts/compact_results.py" "$OUT" >>"$OUT/logs/summary.log" 2>&1 ||
+    log "compacting the raw files failed: $(tail -n 2 "$OUT/logs/summary.log")"
 else
   log "writing the summary failed: $(tail -n 5 "$OUT/logs/summary.log")"
   FAILED=1

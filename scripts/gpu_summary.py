@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # ncu_profile.py
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "report"))
 sys.dont_write_bytecode = True  # nothing written into the source tree or the bundle's copy of it
 
-from miniapp_report import results  # noqa: E402
+from miniapp_report import results, stored  # noqa: E402
 from miniapp_report.crossover import Crossover, crossover  # noqa: E402
 from miniapp_report.names import Policy, Space  # noqa: E402
 import ncu_profile  # noqa: E402
@@ -69,9 +69,9 @@ def read_steps(path):
 
 
 def read_json(path):
-    """(data, None) or (None, why): a Google Benchmark JSON file."""
+    """(data, None) or (None, why): a JSON file (or its .xz, in a compacted directory)."""
     try:
-        with open(path, encoding="utf-8") as f:
+        with stored.open_text(path) as f:
             return json.load(f), None
     except FileNotFoundError:
         return None, "missing"
@@ -124,7 +124,7 @@ class Run:
         if os.path.isdir(decks_dir):
             for name in sorted(os.listdir(decks_dir)):
                 path = os.path.join(decks_dir, name, "results.json")
-                if not os.path.isfile(path):
+                if not stored.find(path):
                     self.deck_problems[name] = "missing"
                     continue
                 try:
@@ -135,7 +135,7 @@ class Run:
         self.benchmark_problems = {}
         bench_dir = os.path.join(directory, "benchmarks")
         if os.path.isdir(bench_dir):
-            for name in sorted(os.listdir(bench_dir)):
+            for name in sorted(stored.plain(n) for n in os.listdir(bench_dir)):
                 if not name.endswith(".json"):
                     continue
                 data, why = read_json(os.path.join(bench_dir, name))
@@ -474,9 +474,9 @@ def section_advice(run, directory):
     device's measurements (the model check), as it printed them."""
     path = os.path.join(directory, "advise.txt")
     lines = ["## The advisor's answer", ""]
-    if not os.path.isfile(path):
+    if not stored.find(path):
         return "\n".join(lines + ["No advise.txt: the advisor's sweep did not run (see the steps above)."])
-    with open(path, errors="replace") as f:
+    with stored.open_text(path, errors="replace") as f:
         text = f.read().splitlines()
     keep, in_recommendation = [], False
     for line in text:

@@ -20,6 +20,9 @@ import re
 import statistics
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "report"))
+from miniapp_report import stored  # noqa: E402
+
 BOUND_SHARE = 60.0  # % of a unit's peak from which it bounds the kernel (Nsight Compute's SOL rule)
 TIME_UNITS = {"nsecond": 1e-9, "ns": 1e-9, "usecond": 1e-6, "us": 1e-6, "msecond": 1e-3, "ms": 1e-3,
               "second": 1.0, "s": 1.0}
@@ -55,7 +58,7 @@ def read_raw_page(path):
     """The launches of one raw page (`ncu --import R --csv --page raw --print-units base`): a list
     of (kernel name, {metric: value}, {metric: unit}). Lines before the header (ncu's own
     messages) and the units row under it are skipped."""
-    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+    with stored.open_text(path, errors="replace") as f:  # NAME.csv, or NAME.csv.xz once compacted
         rows = list(csv.reader(f))
     start = next((i for i, r in enumerate(rows) if r and r[0] == "ID"), None)
     if start is None:
@@ -208,7 +211,7 @@ def section(directory):
     rows, missing = [], []
     for s in status:
         csv_path = os.path.join(directory, s["target"] + ".csv")
-        found = s["status"] == "ok" and os.path.isfile(csv_path)
+        found = s["status"] == "ok" and stored.find(csv_path)
         kernels = kernels_of(csv_path, s.get("kernels")) if found else []
         rows += [kernel_row(s["target"], k) for k in kernels]
         if not kernels:

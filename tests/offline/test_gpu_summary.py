@@ -17,6 +17,7 @@
 """
 
 import json
+import lzma
 import os
 import shutil
 import subprocess
@@ -463,7 +464,9 @@ class CompareRuns(unittest.TestCase):
         # The copy benchmark's row: both medians as the JSON has them, and their ratio.
         medians = []
         for run in (old, new):
-            with open(os.path.join(SOURCE_DIR, "docs", "results", run, "benchmarks", "copy.json"), encoding="utf-8") as f:
+            sys.path.insert(0, os.path.join(SOURCE_DIR, "scripts", "report"))
+            from miniapp_report import stored  # noqa: E402  (copy.json, or copy.json.xz once compacted)
+            with stored.open_text(os.path.join(SOURCE_DIR, "docs", "results", run, "benchmarks", "copy.json")) as f:
                 b = [x for x in json.load(f)["benchmarks"]
                      if x.get("run_name", "").startswith("copy/float32/cuda/") and x.get("aggregate_name") == "median"]
             self.assertEqual(len(b), 1, run)
@@ -483,6 +486,46 @@ class CompareRuns(unittest.TestCase):
             self.assertIn("no deck results and no benchmarks on cuda", proc.stderr)
         finally:
             shutil.rmtree(empty)
+
+
+class Compaction(unittest.TestCase):
+    """scripts/compact_results.py on a copy of the fixture run (every raw file, --threshold 1): the
+    summary reads the same from the compressed files, each of which gives back the original bytes."""
+
+    def test_a_compacted_run_summarises_the_same(self):
+        tmp = tempfile.mkdtemp(prefix="compact-")
+        self.addCleanup(shutil.rmtree, tmp)
+        plain, packed = os.path.join(tmp, "plain"), os.path.join(tmp, "packed")
+        source = os.path.join(SOURCE_DIR, "tests", "offline", "fixtures", "host-run")
+        shutil.copytree(source, plain)
+        shutil.copytree(source, packed)
+        script = os.path.join(SOURCE_DIR, "scripts", "compact_results.py")
+        proc = subprocess.run([sys.executable, script, packed, "--threshold", "1"], capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        compressed = []
+        for root, _, names in os.walk(packed):
+            for name in names:
+                original = os.path.join(plain, os.path.relpath(os.path.join(root, name), packed))
+                if name.endswith(".xz"):
+                    compressed.append(name)
+                    with lzma.open(os.path.join(root, name)) as f, open(original[:-3], "rb") as g:
+                        self.assertEqual(f.read(), g.read(), name)
+                else:  # summaries, env, tsv and XML stay as they were, and empty files
+                    raw = name.endswith((".json", ".csv", ".log", ".txt"))
+                    self.assertFalse(raw and os.path.getsize(os.path.join(root, name)) > 0, name)
+        self.assertIn("results.json.xz", compressed)
+        self.assertIn(f"{len(compressed)} file(s) compressed", proc.stdout)
+        summaries = []
+        for run in (plain, packed):
+            p, md = run_summary(run)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            summaries.append(md.replace(os.path.basename(run), "RUN"))
+        self.assertEqual(summaries[0], summaries[1])
+        again = subprocess.run([sys.executable, script, packed, "--threshold", "1"], capture_output=True, text=True)
+        self.assertIn("0 file(s) compressed", again.stdout)
+        refused = subprocess.run([sys.executable, script, os.path.join(tmp, "missing")], capture_output=True, text=True)
+        self.assertEqual(refused.returncode, 2)
+        self.assertIn("is not a directory", refused.stderr)
 
 
 if __name__ == "__main__":

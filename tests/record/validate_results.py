@@ -3,13 +3,15 @@
 
     validate_results.py FILE|DIR...
 
-A directory is searched for every results.json below it. Prints each file's errors (path in the
+A directory is searched for every results.json (or results.json.xz: scripts/compact_results.py
+keeps the committed runs' large ones compressed) below it. Prints each file's errors (path in the
 document, message) and exits 0 when every file is valid, 1 when one is not, 2 when a file cannot
 be read or the validator is missing (Debian: python3-jsonschema, installed by
 scripts/bootstrap-debian.sh). With MINIAPP_SCHEMA_CHECK=optional in the environment (gpu-run.sh
 on a GPU node without it) a missing validator is a skip instead: said on stderr, exit 0.
 """
 import json
+import lzma
 import os
 import sys
 
@@ -21,8 +23,9 @@ def files_of(arguments):
     for a in arguments:
         if os.path.isdir(a):
             for root, _, names in sorted(os.walk(a)):
-                if "results.json" in names:
-                    yield os.path.join(root, "results.json")
+                for name in ("results.json", "results.json.xz"):
+                    if name in names:
+                        yield os.path.join(root, name)
         else:
             yield a
 
@@ -48,7 +51,7 @@ def main(argv):
     checked, invalid = 0, 0
     for path in files_of(argv[1:]):
         try:
-            with open(path) as f:
+            with (lzma.open(path, "rt", encoding="utf-8") if path.endswith(".xz") else open(path)) as f:
                 document = json.load(f)
         except (OSError, ValueError) as e:
             print(f"{path}: cannot read: {e}", file=sys.stderr)

@@ -10,6 +10,7 @@ closed form (synthetic.py)."""
 
 import atexit
 import json
+import lzma
 import math
 import os
 import re
@@ -596,8 +597,14 @@ class BadInput(ReportChecks):
         broken = self.results_dir("broken", '{"schema": "kokkos-miniapp-results/1", ')
         nothing = self.results_dir("nothing", '{"schema": "kokkos-miniapp-results/1", "status": "failed", '
                                               '"measurements": []}')
+        packed = self.results_dir("packed", None)
+        with open(os.path.join(SOURCE, "tests", "report", "fixtures", "thread-sweep", "threads-1", "results.json"),
+                  "rb") as f, lzma.open(os.path.join(packed, "results.json.xz"), "wb") as g:
+            g.write(f.read())
         for sub in ("report", "advise"):
             self.expect([sub, empty, "-o", out], 2, r"empty: no results.json in it")
+            self.expect([sub, packed, "-o", out], 2, r"packed: its results are kept compressed \(results.json.xz\): "
+                                                     r"decompress them first \(xz -dk ")
             self.expect([sub, other, "-o", out], 2,
                         r"schema 'kokkos-miniapp-results/2'; expected 'kokkos-miniapp-results/1'")
             self.expect([sub, broken, "-o", out], 2, r"broken/results.json: not valid JSON \(line")

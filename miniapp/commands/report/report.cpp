@@ -205,8 +205,14 @@ std::vector<fs::path> result_files(const std::string& directory) {
   if (!fs::exists(dir, ec)) throw BadInput(directory + ": no such directory");
   if (!fs::is_directory(dir, ec)) throw BadInput(directory + ": not a directory (give the directory that holds results.json)");
   std::vector<fs::path> files;
-  for (const std::string& run : results::run_directories(directory))
+  bool compressed = false;  // kept as results.json.xz (scripts/compact_results.py, the committed GPU runs)
+  for (const std::string& run : results::run_directories(directory)) {
     if (fs::is_regular_file(fs::path(run) / "results.json", ec)) files.push_back(fs::path(run) / "results.json");
+    compressed = compressed || fs::is_regular_file(fs::path(run) / "results.json.xz", ec);
+  }
+  if (files.empty() && compressed)
+    throw BadInput(directory + ": its results are kept compressed (results.json.xz): decompress them first "
+                   "(xz -dk " + directory + "/results.json.xz, or threads-N/results.json.xz of a thread sweep)");
   if (files.empty()) throw BadInput(directory + ": no results.json in it (nor threads-N/results.json of a thread sweep)");
   return files;
 }

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from . import stored
 from .names import HOST_POLICY_ORDER, HOST_SPACES, Space
 
 SCHEMA = "kokkos-miniapp-results/1"
@@ -200,10 +201,10 @@ def result_files(directory: str) -> List[str]:
         raise InputError(f"{directory}: not a directory (give the directory that holds results.json)")
     files = []
     top = os.path.join(directory, "results.json")
-    if os.path.isfile(top):
+    if stored.find(top):
         files.append(top)
     sweep = [os.path.join(directory, d, "results.json") for d in os.listdir(directory)
-             if re.fullmatch(r"threads-\d+", d) and os.path.isfile(os.path.join(directory, d, "results.json"))]
+             if re.fullmatch(r"threads-\d+", d) and stored.find(os.path.join(directory, d, "results.json"))]
     files += sorted(sweep, key=_thread_count)
     if not files:
         raise InputError(f"{directory}: no results.json in it (nor threads-N/results.json of a thread sweep)")
@@ -216,7 +217,7 @@ def _bad(path: str, reason: str) -> InputError:
 
 def _parse(path: str) -> dict:
     try:
-        with open(path, encoding="utf-8") as f:
+        with stored.open_text(path) as f:  # results.json, or results.json.xz in a compacted directory
             doc = json.load(f)
     except json.JSONDecodeError as e:
         raise _bad(path, f"not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None

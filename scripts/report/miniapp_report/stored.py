@@ -1,0 +1,39 @@
+"""Raw result files as they are kept: FILE, or FILE.xz where a results directory was compacted
+(scripts/compact_results.py: the committed runs in docs/results keep their large raw files
+xz-compressed). Every reader of raw files opens them through here, so either form reads the same.
+Standard library only."""
+
+import glob
+import lzma
+import os
+from typing import List, Optional
+
+SUFFIX = ".xz"
+
+
+def find(path: str) -> Optional[str]:
+    """The file kept for PATH: PATH itself, else PATH.xz, else None."""
+    for candidate in (path, path + SUFFIX):
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def open_text(path: str, errors: str = "strict"):
+    """PATH (or PATH.xz) opened as UTF-8 text; FileNotFoundError naming PATH where neither is kept."""
+    found = find(path)
+    if found is None:
+        raise FileNotFoundError(2, "No such file", path)
+    if found.endswith(SUFFIX) and not path.endswith(SUFFIX):
+        return lzma.open(found, "rt", encoding="utf-8", errors=errors, newline="")
+    return open(found, encoding="utf-8", errors=errors, newline="")
+
+
+def plain(path: str) -> str:
+    """The name a kept file stands for (PATH.xz -> PATH)."""
+    return path[:-len(SUFFIX)] if path.endswith(SUFFIX) else path
+
+
+def matching(pattern: str) -> List[str]:
+    """The files a glob PATTERN names, plain or compressed, by their plain names, sorted."""
+    return sorted({plain(p) for p in glob.glob(pattern) + glob.glob(pattern + SUFFIX)})
