@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
@@ -192,17 +193,74 @@ void check_mapping(const Solve& solve, const std::vector<std::size_t>& orders) {
 // lanes, which loop).
 TYPED_TEST(SolverTest, GpuMappingsOfBatchedThreadVerifyOnEveryOrderTheyServe) {
   using Space = TypeParam;
+  std::vector<std::size_t> in_registers;  // every order the register form and its staged form serve
+  for (std::size_t n = 1; n <= solver::kRegisterOrderMax; ++n) in_registers.push_back(n);
   {
     SCOPED_TRACE("registers");
-    std::vector<std::size_t> orders;
-    for (std::size_t n = 1; n <= solver::kRegisterOrderMax; ++n) orders.push_back(n);
     check_mapping<Space>([](auto& a, auto& b, auto& x, auto& info) {
       solver::batched_thread_registers(Space(), a, b, x, info, static_cast<int>(a.extent(1)));
-    }, orders);
+    }, in_registers);
+  }
+  {
+    SCOPED_TRACE("registers, staged");
+    check_mapping<Space>([](auto& a, auto& b, auto& x, auto& info) {
+      solver::batched_thread_staged(Space(), a, b, x, info, static_cast<int>(a.extent(1)));
+    }, in_registers);
   }
   SCOPED_TRACE("lanes");
   check_mapping<Space>([](auto& a, auto& b, auto& x, auto& info) { solver::batched_thread_lanes(Space(), a, b, x, info); },
                        {1, 7, 11, 15, 16, 31, 32, 33, 40, 70});
+}
+
+namespace {
+
+// The register form and its staged form on the same systems in the workload's layout (A
+// row-major per system), `systems` of them so the last team is part-empty, some singular: the
+// same x bit for bit and the same info.
+template <class Scalar, class Space>
+void expect_staged_equals_registers(const std::size_t n, const std::size_t systems) {
+  SCOPED_TRACE("order " + std::to_string(n) + ", " + std::to_string(systems) + " systems, " +
+               (sizeof(Scalar) == 8 ? "float64" : "float32"));
+  Kokkos::View<Scalar***, Kokkos::LayoutRight, Space> a("a", systems, n, n);
+  Kokkos::View<Scalar**, Kokkos::LayoutRight, Space> b("b", systems, n), x1("x1", systems, n), x2("x2", systems, n);
+  Kokkos::View<int*, Space> info1("info1", systems), info2("info2", systems);
+  auto ha = Kokkos::create_mirror_view(a);
+  auto hb = Kokkos::create_mirror_view(b);
+  solver::generate_on_host(solver::MatrixKind::Random, ha, hb, 91);
+  for (std::size_t s = 3; s < systems; s += 17)  // a zero column: its pivot is tiny
+    for (std::size_t i = 0; i < n; ++i) ha(s, i, (s / 17) % n) = 0;
+  Kokkos::deep_copy(a, ha);
+  Kokkos::deep_copy(b, hb);
+  solver::batched_thread_registers(Space(), a, b, x1, info1, static_cast<int>(n));
+  solver::batched_thread_staged(Space(), a, b, x2, info2, static_cast<int>(n));
+  const auto h1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x1);
+  const auto h2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x2);
+  const auto i1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), info1);
+  const auto i2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), info2);
+  int singular = 0;
+  for (std::size_t s = 0; s < systems; ++s) {
+    ASSERT_EQ(i1(s), i2(s)) << "system " << s;
+    singular += i1(s) != 0;
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_EQ(std::memcmp(&h1(s, i), &h2(s, i), sizeof(Scalar)), 0)
+          << "system " << s << ", x" << i << ": " << h1(s, i) << " against " << h2(s, i);
+  }
+  if (systems > 3) EXPECT_GT(singular, 0);
+}
+
+}  // namespace
+
+// The staged register form (device_lu.hpp, prepared for a GPU) against the register form: the
+// same arithmetic on the same values, so the same bits, on every order it serves, a team's worth
+// of systems and more (64 or 32 a team), both precisions.
+TYPED_TEST(SolverTest, StagedRegisterFormEqualsTheRegisterFormBitForBit) {
+  using Space = TypeParam;
+  for (std::size_t n = 1; n <= solver::kRegisterOrderMax; ++n) {
+    expect_staged_equals_registers<double, Space>(n, 130);
+    expect_staged_equals_registers<float, Space>(n, 130);
+  }
+  expect_staged_equals_registers<double, Space>(8, 64);  // exactly one team
+  expect_staged_equals_registers<double, Space>(10, 1);  // one system
 }
 
 namespace {

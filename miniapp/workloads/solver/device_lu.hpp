@@ -19,6 +19,7 @@
 #include "miniapp/workloads/solver/params.hpp"
 
 #include <cstddef>
+#include <type_traits>
 
 namespace miniapp::solver {
 
@@ -44,23 +45,25 @@ KOKKOS_INLINE_FUNCTION auto column_pivot(const Rows& rows, const Matrix& m, cons
 
 // kRegisterOrderMax, the largest order kept in registers: params.hpp (the refusal reads it).
 
-// System s of order N in one thread's registers: copied in with max|A|, LU with partial pivoting
-// (the same steps and test as lu_solve_one_thread; rows swapped by selects, since registers
-// cannot be indexed by the pivot's row), then back substitution; x and info out.
-template <int N, class A, class B, class X, class Info, class Scalar>
-KOKKOS_INLINE_FUNCTION void solve_in_registers(const A& a, const B& b, const X& x, const Info& info,
-                                               const std::size_t s, const Scalar tiny_factor) {
+// A system of order N in one thread's registers, its values got through get_a(i, j) and
+// get_b(i): max|A|, LU with partial pivoting (the same steps and test as lu_solve_one_thread;
+// rows swapped by selects, since registers cannot be indexed by the pivot's row), then back
+// substitution; x out through put_x(i, value), zeros where a pivot is tiny. Returns the info
+// (0, or the column of the tiny pivot). Every value is read before any is put.
+template <int N, class Scalar, class GetA, class GetB, class PutX>
+KOKKOS_INLINE_FUNCTION int solve_registers(const GetA& get_a, const GetB& get_b, const PutX& put_x,
+                                           const Scalar tiny_factor) {
   Scalar m[N][N + 1];
   Scalar scale = 0;
   MINIAPP_UNROLL
   for (int i = 0; i < N; ++i) {
     MINIAPP_UNROLL
     for (int j = 0; j < N; ++j) {
-      m[i][j] = a(s, i, j);
+      m[i][j] = get_a(i, j);
       const Scalar v = compat::math::fabs(m[i][j]);
       scale = v > scale ? v : scale;
     }
-    m[i][N] = b(s, i);
+    m[i][N] = get_b(i);
   }
   const Scalar tiny = tiny_factor * scale;
   int result = 0;
@@ -105,8 +108,17 @@ KOKKOS_INLINE_FUNCTION void solve_in_registers(const A& a, const B& b, const X& 
     }
   }
   MINIAPP_UNROLL
-  for (int i = 0; i < N; ++i) x(s, i) = result == 0 ? m[i][N] : Scalar(0);
-  info(s) = result;
+  for (int i = 0; i < N; ++i) put_x(i, result == 0 ? m[i][N] : Scalar(0));
+  return result;
+}
+
+// System s of the batch in one thread's registers, read from and written to the batch's Views.
+template <int N, class A, class B, class X, class Info, class Scalar>
+KOKKOS_INLINE_FUNCTION void solve_in_registers(const A& a, const B& b, const X& x, const Info& info,
+                                               const std::size_t s, const Scalar tiny_factor) {
+  info(s) = solve_registers<N>([&](const int i, const int j) { return a(s, i, j); },
+                               [&](const int i) { return b(s, i); },
+                               [&](const int i, const Scalar v) { x(s, i) = v; }, tiny_factor);
 }
 
 // Every system of the batch in registers, order N (the caller's n).
@@ -119,23 +131,86 @@ void batched_thread_registers(const Space& space, const A& a, const B& b, const 
       KOKKOS_LAMBDA(const std::size_t s) { solve_in_registers<N>(a, b, x, info, s, tiny_factor); });
 }
 
-// Order n (1 <= n <= kRegisterOrderMax) to its instantiation.
-template <class Space, class A, class B, class X, class Info, MINIAPP_KERNEL_UNIT>
-void batched_thread_registers(const Space& space, const A& a, const B& b, const X& x, const Info& info, const int n) {
+// f(std::integral_constant<int, n>) for an order n of 1 to kRegisterOrderMax: an order to its instantiation.
+template <class F>
+void with_register_order(const int n, const F& f) {
   static_assert(kRegisterOrderMax == 10, "one case per order up to kRegisterOrderMax");
   switch (n) {
-    case 1: return batched_thread_registers<1>(space, a, b, x, info);
-    case 2: return batched_thread_registers<2>(space, a, b, x, info);
-    case 3: return batched_thread_registers<3>(space, a, b, x, info);
-    case 4: return batched_thread_registers<4>(space, a, b, x, info);
-    case 5: return batched_thread_registers<5>(space, a, b, x, info);
-    case 6: return batched_thread_registers<6>(space, a, b, x, info);
-    case 7: return batched_thread_registers<7>(space, a, b, x, info);
-    case 8: return batched_thread_registers<8>(space, a, b, x, info);
-    case 9: return batched_thread_registers<9>(space, a, b, x, info);
-    case 10: return batched_thread_registers<10>(space, a, b, x, info);
-    default: Kokkos::abort("solver: batched_thread_registers: order outside 1..kRegisterOrderMax");
+    case 1: return f(std::integral_constant<int, 1>());
+    case 2: return f(std::integral_constant<int, 2>());
+    case 3: return f(std::integral_constant<int, 3>());
+    case 4: return f(std::integral_constant<int, 4>());
+    case 5: return f(std::integral_constant<int, 5>());
+    case 6: return f(std::integral_constant<int, 6>());
+    case 7: return f(std::integral_constant<int, 7>());
+    case 8: return f(std::integral_constant<int, 8>());
+    case 9: return f(std::integral_constant<int, 9>());
+    case 10: return f(std::integral_constant<int, 10>());
+    default: Kokkos::abort("solver: batched-thread: order outside 1..kRegisterOrderMax in registers");
   }
+}
+
+template <class Space, class A, class B, class X, class Info, MINIAPP_KERNEL_UNIT>
+void batched_thread_registers(const Space& space, const A& a, const B& b, const X& x, const Info& info, const int n) {
+  with_register_order(n, [&](auto order) { batched_thread_registers<decltype(order)::value>(space, a, b, x, info); });
+}
+
+// How many systems a team of the staged form holds: as many as keep their [A | b] in 40 KiB of
+// scratch (under the 48 KiB a block gets without asking), 64 or 32.
+template <int N, class Scalar>
+inline constexpr int kStagedSystems = 64 * (N * (N + 1) + 1) * static_cast<int>(sizeof(Scalar)) <= 40 * 1024 ? 64 : 32;
+
+// The register form with its loads and stores staged (prepared for a GPU): a team copies its
+// systems' A, then b, into scratch with consecutive threads on consecutive values, and writes x
+// back the same way; between, each thread solves its system (solve_registers) from scratch. The
+// register form's own loads are a thread's row of its system: a warp's load instruction then
+// touches 32 systems' lines, one L1 wavefront each (72 such instructions a system at order 8; on
+// the H200 10^5 systems of order 8 took 50 us, 31% of moving their bytes). A system's stride in
+// scratch is odd, so the threads' reads of one (i, j) fall in different banks. On devices a
+// thread a system; host spaces one thread to a team, which solves the team's systems in turn.
+template <int N, class Space, class A, class B, class X, class Info, MINIAPP_KERNEL_UNIT>
+void batched_thread_staged(const Space& space, const A& a, const B& b, const X& x, const Info& info) {
+  using Scalar = typename A::value_type;
+  using Policy = Kokkos::TeamPolicy<Space>;
+  using Member = typename Policy::member_type;
+  using Scratch = Kokkos::View<Scalar*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  constexpr int kSystems = kStagedSystems<N, Scalar>, kRow = N + 1, kStride = N * kRow + 1;
+  const Scalar tiny_factor = tiny_pivot_factor<Scalar>(N);
+  const std::size_t systems = a.extent(0);
+  const int teams = static_cast<int>((systems + kSystems - 1) / kSystems);
+  Policy policy(space, teams, is_host_space<Space>() ? 1 : kSystems);
+  policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kSystems * kStride)));
+  Kokkos::parallel_for(
+      "solver::batched-thread-staged", policy, KOKKOS_LAMBDA(const Member& team) {
+        const std::size_t s0 = static_cast<std::size_t>(team.league_rank()) * kSystems;
+        const int count = systems - s0 < static_cast<std::size_t>(kSystems) ? static_cast<int>(systems - s0) : kSystems;
+        const Scratch m(team.team_scratch(0), kSystems * kStride);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count * N * N), [&](const int e) {
+          const int t = e / (N * N), r = e - t * (N * N), i = r / N;
+          m(t * kStride + i * kRow + r - i * N) = a(s0 + t, i, r - i * N);
+        });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count * N), [&](const int e) {
+          const int t = e / N, i = e - t * N;
+          m(t * kStride + i * kRow + N) = b(s0 + t, i);
+        });
+        team.team_barrier();
+        for (int t = team.team_rank(); t < count; t += team.team_size()) {
+          const int base = t * kStride;  // x goes into the system's first values, all read by then
+          info(s0 + t) = solve_registers<N>([&](const int i, const int j) { return m(base + i * kRow + j); },
+                                            [&](const int i) { return m(base + i * kRow + N); },
+                                            [&](const int i, const Scalar v) { m(base + i) = v; }, tiny_factor);
+        }
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count * N), [&](const int e) {
+          const int t = e / N;
+          x(s0 + t, e - t * N) = m(t * kStride + e - t * N);
+        });
+      });
+}
+
+template <class Space, class A, class B, class X, class Info, MINIAPP_KERNEL_UNIT>
+void batched_thread_staged(const Space& space, const A& a, const B& b, const X& x, const Info& info, const int n) {
+  with_register_order(n, [&](auto order) { batched_thread_staged<decltype(order)::value>(space, a, b, x, info); });
 }
 
 // batched-thread's column mapping (orders kRegisterOrderMax + 1 to kColumnOrderMax): column_lu.hpp.
