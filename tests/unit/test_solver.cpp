@@ -252,14 +252,14 @@ void expect_staged_equals_registers(const std::size_t n, const std::size_t syste
 
 // The staged register form (device_lu.hpp, prepared for a GPU) against the register form: the
 // same arithmetic on the same values, so the same bits, on every order it serves, a team's worth
-// of systems and more (64 or 32 a team), both precisions.
+// of systems and more (up to 64 a team, as the space's scratch allows), both precisions.
 TYPED_TEST(SolverTest, StagedRegisterFormEqualsTheRegisterFormBitForBit) {
   using Space = TypeParam;
   for (std::size_t n = 1; n <= solver::kRegisterOrderMax; ++n) {
     expect_staged_equals_registers<double, Space>(n, 130);
     expect_staged_equals_registers<float, Space>(n, 130);
   }
-  expect_staged_equals_registers<double, Space>(8, 64);  // exactly one team
+  expect_staged_equals_registers<double, Space>(8, 64);  // one team on a GPU (64 systems of order 8)
   expect_staged_equals_registers<double, Space>(10, 1);  // one system
 }
 

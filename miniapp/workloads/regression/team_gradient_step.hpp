@@ -163,8 +163,17 @@ void team_gradient_step(const Space& space, const X& x, const Y& y, const Beta& 
                            std::to_string(groups + 1) + " (team_gradient_step_counts)");
   const typename F::Partials group_totals(partials.data() + static_cast<std::size_t>(teams) * values,
                                           static_cast<std::size_t>(groups), values);
-  const TeamGradientStep<F, Sums, Update> s{f, group_totals, sums, done, update, step};
-  Kokkos::parallel_for("regression::fused-step", f.policy(space), s);
+  using Step = TeamGradientStep<F, Sums, Update>;
+  const Step s{f, group_totals, sums, done, update, step};
+  // Passed as the kernel's arguments (HintLightWeight): functors over 512 bytes, as this one is,
+  // otherwise go through constant memory, whose launch waits on the host for the previous
+  // constant-memory kernel to finish before copying the next functor in (Kokkos'
+  // Cuda_KernelLaunch.hpp, 3.4 to 5.x; HIP alike): a fit's steps would not queue on the device,
+  // each would pay its launch after the one before had ended. Arguments hold up to 4 KiB.
+  static_assert(sizeof(Step) < 3 * 1024, "the step's functor must stay within the kernel argument limit");
+  Kokkos::parallel_for(
+      "regression::fused-step",
+      Kokkos::Experimental::require(f.policy(space), Kokkos::Experimental::WorkItemProperty::HintLightWeight), s);
 }
 
 }  // namespace miniapp::regression

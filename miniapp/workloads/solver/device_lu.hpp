@@ -18,6 +18,7 @@
 #include "miniapp/workloads/solver/column_lu.hpp"
 #include "miniapp/workloads/solver/params.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 
@@ -155,10 +156,24 @@ void batched_thread_registers(const Space& space, const A& a, const B& b, const 
   with_register_order(n, [&](auto order) { batched_thread_registers<decltype(order)::value>(space, a, b, x, info); });
 }
 
-// How many systems a team of the staged form holds: as many as keep their [A | b] in 40 KiB of
-// scratch (under the 48 KiB a block gets without asking), 64 or 32.
-template <int N, class Scalar>
-inline constexpr int kStagedSystems = 64 * (N * (N + 1) + 1) * static_cast<int>(sizeof(Scalar)) <= 40 * 1024 ? 64 : 32;
+// The staged form's scratch: a system's [A | b] rows, N + 1 values each, and one more value, so
+// that a system's stride is odd.
+template <class Scalar, class Space>
+using StagedScratch = Kokkos::View<Scalar*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+template <int N>
+inline constexpr int kStagedStride = N * (N + 1) + 1;
+
+// How many systems a team of the staged form holds: at most 64, as many as keep their [A | b]
+// within the space's level-0 scratch (32 KiB on Kokkos 5's OpenMP) and 40 KiB (under the 48 KiB
+// a GPU block gets without asking); on devices a whole number of warps (64 up to order 9 in
+// float64, 32 at 10).
+template <int N, class Scalar, class Space>
+int staged_systems_per_team() {
+  const std::size_t limit = std::min<std::size_t>(team_scratch_limit<Space>(0), 40 * 1024);
+  int systems = 64;
+  while (systems > 1 && StagedScratch<Scalar, Space>::shmem_size(systems * kStagedStride<N>) > limit) --systems;
+  return !is_host_space<Space>() && systems >= 32 ? systems - systems % 32 : systems;
+}
 
 // The register form with its loads and stores staged (prepared for a GPU): a team copies its
 // systems' A, then b, into scratch with consecutive threads on consecutive values, and writes x
@@ -173,18 +188,19 @@ void batched_thread_staged(const Space& space, const A& a, const B& b, const X& 
   using Scalar = typename A::value_type;
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
-  using Scratch = Kokkos::View<Scalar*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  constexpr int kSystems = kStagedSystems<N, Scalar>, kRow = N + 1, kStride = N * kRow + 1;
+  using Scratch = StagedScratch<Scalar, Space>;
+  constexpr int kRow = N + 1, kStride = kStagedStride<N>;
   const Scalar tiny_factor = tiny_pivot_factor<Scalar>(N);
   const std::size_t systems = a.extent(0);
-  const int teams = static_cast<int>((systems + kSystems - 1) / kSystems);
-  Policy policy(space, teams, is_host_space<Space>() ? 1 : kSystems);
-  policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(kSystems * kStride)));
+  const int per_team = staged_systems_per_team<N, Scalar, Space>();
+  const int teams = static_cast<int>((systems + per_team - 1) / per_team);
+  Policy policy(space, teams, is_host_space<Space>() ? 1 : per_team);
+  policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(per_team * kStride)));
   Kokkos::parallel_for(
       "solver::batched-thread-staged", policy, KOKKOS_LAMBDA(const Member& team) {
-        const std::size_t s0 = static_cast<std::size_t>(team.league_rank()) * kSystems;
-        const int count = systems - s0 < static_cast<std::size_t>(kSystems) ? static_cast<int>(systems - s0) : kSystems;
-        const Scratch m(team.team_scratch(0), kSystems * kStride);
+        const std::size_t s0 = static_cast<std::size_t>(team.league_rank()) * per_team;
+        const int count = systems - s0 < static_cast<std::size_t>(per_team) ? static_cast<int>(systems - s0) : per_team;
+        const Scratch m(team.team_scratch(0), per_team * kStride);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count * N * N), [&](const int e) {
           const int t = e / (N * N), r = e - t * (N * N), i = r / N;
           m(t * kStride + i * kRow + r - i * N) = a(s0 + t, i, r - i * N);
