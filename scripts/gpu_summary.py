@@ -135,10 +135,9 @@ class Run:
         self.benchmark_problems = {}
         bench_dir = os.path.join(directory, "benchmarks")
         if os.path.isdir(bench_dir):
-            for name in sorted(stored.plain(n) for n in os.listdir(bench_dir)):
-                if not name.endswith(".json"):
-                    continue
-                data, why = read_json(os.path.join(bench_dir, name))
+            for path in stored.matching(os.path.join(bench_dir, "*.json")):  # a part kept both ways: once
+                name = os.path.basename(path)
+                data, why = read_json(path)
                 if data is None:
                     self.benchmark_problems[name] = why
                     continue

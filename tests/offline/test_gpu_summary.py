@@ -492,13 +492,26 @@ class Compaction(unittest.TestCase):
     """scripts/compact_results.py on a copy of the fixture run (every raw file, --threshold 1): the
     summary reads the same from the compressed files, each of which gives back the original bytes."""
 
-    def test_a_compacted_run_summarises_the_same(self):
+    def two_copies_of_the_fixture(self):
+        """(a temporary directory, two copies of the fixture run in it), removed after the test."""
         tmp = tempfile.mkdtemp(prefix="compact-")
         self.addCleanup(shutil.rmtree, tmp)
-        plain, packed = os.path.join(tmp, "plain"), os.path.join(tmp, "packed")
         source = os.path.join(SOURCE_DIR, "tests", "offline", "fixtures", "host-run")
-        shutil.copytree(source, plain)
-        shutil.copytree(source, packed)
+        copies = [os.path.join(tmp, "copy-one"), os.path.join(tmp, "copy-two")]
+        for copy in copies:
+            shutil.copytree(source, copy)
+        return tmp, copies[0], copies[1]
+
+    def assert_same_summary(self, first, second):
+        summaries = []
+        for run in (first, second):
+            p, md = run_summary(run)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            summaries.append(md.replace(os.path.basename(run), "RUN"))
+        self.assertEqual(summaries[0], summaries[1])
+
+    def test_a_compacted_run_summarises_the_same(self):
+        tmp, plain, packed = self.two_copies_of_the_fixture()
         script = os.path.join(SOURCE_DIR, "scripts", "compact_results.py")
         proc = subprocess.run([sys.executable, script, packed, "--threshold", "1"], capture_output=True, text=True)
         self.assertEqual(proc.returncode, 0, proc.stderr)
@@ -515,17 +528,26 @@ class Compaction(unittest.TestCase):
                     self.assertFalse(raw and os.path.getsize(os.path.join(root, name)) > 0, name)
         self.assertIn("results.json.xz", compressed)
         self.assertIn(f"{len(compressed)} file(s) compressed", proc.stdout)
-        summaries = []
-        for run in (plain, packed):
-            p, md = run_summary(run)
-            self.assertEqual(p.returncode, 0, p.stderr)
-            summaries.append(md.replace(os.path.basename(run), "RUN"))
-        self.assertEqual(summaries[0], summaries[1])
+        self.assert_same_summary(plain, packed)
         again = subprocess.run([sys.executable, script, packed, "--threshold", "1"], capture_output=True, text=True)
         self.assertIn("0 file(s) compressed", again.stdout)
         refused = subprocess.run([sys.executable, script, os.path.join(tmp, "missing")], capture_output=True, text=True)
         self.assertEqual(refused.returncode, 2)
         self.assertIn("is not a directory", refused.stderr)
+
+    def test_a_file_kept_both_ways_is_read_once(self):
+        """A directory holding FILE and FILE.xz (a compaction stopped before removing the plain
+        file) summarises as the plain run: no benchmark part or deck read twice."""
+        _, plain, both = self.two_copies_of_the_fixture()
+        doubled = 0
+        for root, _, names in os.walk(both):
+            for name in names:
+                if name.endswith(".json"):
+                    with open(os.path.join(root, name), "rb") as f, lzma.open(os.path.join(root, name + ".xz"), "wb") as g:
+                        g.write(f.read())
+                    doubled += 1
+        self.assertGreater(doubled, 1)
+        self.assert_same_summary(plain, both)
 
 
 if __name__ == "__main__":

@@ -11,9 +11,11 @@ scripts/bootstrap-debian.sh). With MINIAPP_SCHEMA_CHECK=optional in the environm
 on a GPU node without it) a missing validator is a skip instead: said on stderr, exit 0.
 """
 import json
-import lzma
 import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "report"))
+from miniapp_report import stored  # noqa: E402  (FILE or FILE.xz, as the project's readers open them)
 
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "miniapp", "record",
                       "results.schema.json")
@@ -23,9 +25,8 @@ def files_of(arguments):
     for a in arguments:
         if os.path.isdir(a):
             for root, _, names in sorted(os.walk(a)):
-                for name in ("results.json", "results.json.xz"):
-                    if name in names:
-                        yield os.path.join(root, name)
+                if "results.json" in names or "results.json.xz" in names:
+                    yield os.path.join(root, "results.json")  # opened plain, else as .xz: once where both are
         else:
             yield a
 
@@ -51,7 +52,7 @@ def main(argv):
     checked, invalid = 0, 0
     for path in files_of(argv[1:]):
         try:
-            with (lzma.open(path, "rt", encoding="utf-8") if path.endswith(".xz") else open(path)) as f:
+            with stored.open_text(path) as f:
                 document = json.load(f)
         except (OSError, ValueError) as e:
             print(f"{path}: cannot read: {e}", file=sys.stderr)

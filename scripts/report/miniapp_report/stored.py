@@ -24,7 +24,7 @@ def open_text(path: str, errors: str = "strict"):
     found = find(path)
     if found is None:
         raise FileNotFoundError(2, "No such file", path)
-    if found.endswith(SUFFIX) and not path.endswith(SUFFIX):
+    if found.endswith(SUFFIX):  # PATH.xz found for PATH, or PATH.xz named
         return lzma.open(found, "rt", encoding="utf-8", errors=errors, newline="")
     return open(found, encoding="utf-8", errors=errors, newline="")
 
