@@ -87,12 +87,15 @@ TYPED_TEST(SolverDenseTest, DenseBlockedOrdersOnePastAPanelVerify) {
 namespace {
 // dense-blocked's systems of k solved with the triangular solves in form F, into k's own outputs
 // (copied to the host); device forms factor leaves of wide_leaf_rows rows or more over the device.
-template <solver::blocked::Form F, class Space>
-void solve_dense_in_form(solver::Kernel<double, Space>& k, int block_size,
-                         int wide_leaf_rows = solver::blocked::kWideLeafRows) {
+// `configure` sets the work space's other choices; returns the systems solved again because a
+// resident leaf was given up.
+template <solver::blocked::Form F, class Space, class Configure>
+int solve_dense_in_form(solver::Kernel<double, Space>& k, int block_size, int wide_leaf_rows,
+                        const Configure& configure) {
   solver::blocked::Work<double, Space> w(k.matrices().host.extent(1));
   w.info = k.info().device;
   w.wide_leaf_rows = wide_leaf_rows;
+  configure(w);
   std::int64_t step = 0;
   for (std::size_t s = 0; s < k.matrices().host.extent(0); ++s) {
     w.system = static_cast<int>(s);
@@ -101,6 +104,13 @@ void solve_dense_in_form(solver::Kernel<double, Space>& k, int block_size,
   }
   Kokkos::fence();
   for (Transferable* f : k.outputs()) f->copy_to_host();
+  return w.resident_fallbacks;
+}
+
+template <solver::blocked::Form F, class Space>
+void solve_dense_in_form(solver::Kernel<double, Space>& k, int block_size,
+                         int wide_leaf_rows = solver::blocked::kWideLeafRows) {
+  solve_dense_in_form<F>(k, block_size, wide_leaf_rows, [](auto&) {});
 }
 }  // namespace
 
@@ -184,6 +194,71 @@ TYPED_TEST(SolverDenseTest, DenseBlockedLeavesOverTheDeviceGiveTheOneTeamResult)
       for (std::size_t s = 0; s < 2; ++s)
         for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(k.solutions().host(s, i), 0.0) << where << " x" << i;
     }
+  }
+}
+
+// A panel leaf factored resident (one launch: its rows in the scratch of teams that all run at
+// once, a barrier in global memory a column) does the one team's arithmetic: the same pivots, so
+// the same x to the last bit, on every space. Every leaf resident or those of 40 rows or more;
+// teams of 8 rows (as many teams as run at once: the device's multiprocessors, the host's
+// threads) or of 256; a zero pivot is reported at its column, in the first leaf and in a later
+// one. None is given up. On host spaces also teams forced beyond those that run at once: their
+// first barrier is given up (the team waiting spins its limit) and the system is solved again
+// without resident leaves, once per system, to the same bits.
+TYPED_TEST(SolverDenseTest, DenseBlockedResidentLeavesGiveTheOneTeamResult) {
+  using Space = TypeParam;
+  using solver::blocked::Form;
+  using Work = solver::blocked::Work<double, Space>;
+  MINIAPP_SKIP_IF_UNAVAILABLE("solver", "dense-blocked");
+  const std::pair<int, std::size_t> cases[] = {{64, 150}, {16, 49}, {32, 200}, {4, 9}, {128, 130}, {16, 16}};
+  const int one_team = std::numeric_limits<int>::max();
+  for (const auto& [block_size, n] : cases) {
+    solver::Kernel<double, Space> k(params(2, block_size), "dense-blocked", n);
+    k.generate_inputs(23);
+    for (Transferable* f : k.inputs()) f->copy_to_device();
+    solve_dense_in_form<Form::Device>(k, block_size, one_team);
+    const auto team_x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k.solutions().host);
+    for (const int resident_from : {0, 40})
+      for (const int team_rows : {8, 256}) {
+        const std::string where = "block_size " + std::to_string(block_size) + ", n " + std::to_string(n) +
+                                  ", leaves of " + std::to_string(resident_from) + " rows or more resident, " +
+                                  std::to_string(team_rows) + " rows a team";
+        const int again = solve_dense_in_form<Form::Device>(k, block_size, one_team, [&](Work& w) {
+          w.resident_leaf_rows = resident_from;
+          w.resident_team_rows = team_rows;
+        });
+        EXPECT_EQ(again, 0) << where;
+        const Verification v = k.verify(std::nullopt);
+        EXPECT_TRUE(v.passed) << where << ": " << v.detail;
+        for (std::size_t s = 0; s < 2; ++s)
+          for (std::size_t i = 0; i < n; ++i)
+            ASSERT_EQ(k.solutions().host(s, i), team_x(s, i)) << where << ", system " << s << " x" << i;
+      }
+    if constexpr (is_host_space<Space>()) {
+      const int again = solve_dense_in_form<Form::Device>(k, block_size, one_team, [](Work& w) {
+        w.resident_leaf_rows = 0;
+        w.resident_teams = static_cast<int>(Space().concurrency()) + 1;
+        w.resident_spin_limit = 1 << 16;
+      });
+      const std::string where = "block_size " + std::to_string(block_size) + ", n " + std::to_string(n) +
+                                ", more teams than run at once";
+      EXPECT_EQ(again, 2) << where;
+      for (std::size_t s = 0; s < 2; ++s)
+        for (std::size_t i = 0; i < n; ++i)
+          ASSERT_EQ(k.solutions().host(s, i), team_x(s, i)) << where << ", system " << s << " x" << i;
+    }
+    // system 0 singular at its first column, system 1 at column n / 2
+    for (std::size_t i = 0; i < n; ++i) k.matrices().host(0, i, 0) = 0, k.matrices().host(1, i, n / 2) = 0;
+    k.matrices().copy_to_device();
+    const std::string where = "block_size " + std::to_string(block_size) + ", n " + std::to_string(n) + " resident";
+    EXPECT_EQ(solve_dense_in_form<Form::Device>(k, block_size, one_team,
+                                                [](Work& w) { w.resident_leaf_rows = 0, w.resident_team_rows = 8; }),
+              0)
+        << where;
+    EXPECT_EQ(k.info().host(0), 1) << where;
+    EXPECT_EQ(k.info().host(1), static_cast<int>(n / 2) + 1) << where;
+    for (std::size_t s = 0; s < 2; ++s)
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(k.solutions().host(s, i), 0.0) << where << " x" << i;
   }
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // dense-blocked's panel leaves: the columns of a leaf of the recursive panel factorisation
 // eliminated one after the other, in one team (host spaces, and short leaves on devices) or over
-// the whole device a launch per column (tall leaves on devices). blocked_lu.hpp is the rest of
-// the factorisation.
+// the whole device a launch per column (tall leaves on devices); blocked_leaf_resident.hpp is the
+// third form and the choice among them, blocked_lu.hpp the rest of the factorisation.
 
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
@@ -192,7 +192,15 @@ void factor_leaf_over_device(const Space& space, const Work<Scalar, Space>& w, i
   using MaxLoc = Kokkos::MaxLoc<Scalar, int, typename Space::memory_space>;
   using Best = typename MaxLoc::value_type;
   constexpr int kStopped = -1;  // a pivot's loc no row has
-  const Work<Scalar, Space> work = w;  // the kernels capture the work's Views whole
+  // the Views each kernel uses, not the work space whole (its size would put the kernels'
+  // arguments in constant memory, whose launches wait on the host for the previous one's end)
+  const auto info = w.info;
+  const auto lu = w.lu;
+  const auto leaf = w.leaf;
+  const auto chosen = w.leaf_chosen;
+  const auto moves = w.leaf_moves;
+  const auto pivots = w.pivots;
+  const auto scale = w.scale;
   const int s = w.system;
   const int rows = w.n() - c0;
   const int width = c1 - c0;
@@ -200,14 +208,14 @@ void factor_leaf_over_device(const Space& space, const Work<Scalar, Space>& w, i
   Kokkos::parallel_reduce(
       "solver::dense-leaf-copy", Range(space, 0, rows),
       KOKKOS_LAMBDA(const int r, Best& best) {
-        if (work.info(s) != 0) {
+        if (info(s) != 0) {
           if (r == 0) best.val = Scalar(0), best.loc = kStopped;
           return;
         }
-        for (int c = 0; c < width; ++c) work.leaf(r, c) = work.lu(c0 + r, c0 + c);
-        work.leaf_chosen(r) = kLeaf;
-        if (r == 0) work.leaf_moves(0) = 0;
-        const Scalar v = compat::math::fabs(work.leaf(r, 0));
+        for (int c = 0; c < width; ++c) leaf(r, c) = lu(c0 + r, c0 + c);
+        chosen(r) = kLeaf;
+        if (r == 0) moves(0) = 0;
+        const Scalar v = compat::math::fabs(leaf(r, 0));
         if (v > best.val) best.val = v, best.loc = r;
       },
       MaxLoc(w.leaf_best[0]));
@@ -218,22 +226,22 @@ void factor_leaf_over_device(const Space& space, const Work<Scalar, Space>& w, i
         "solver::dense-leaf-column", Range(space, 0, rows),
         KOKKOS_LAMBDA(const int r, Best& best) {
           const Best pivot = found();
-          if (pivot.loc == kStopped || !(pivot.val > tiny_factor * work.scale())) {
+          if (pivot.loc == kStopped || !(pivot.val > tiny_factor * scale())) {
             if (r != 0) return;
-            if (pivot.loc != kStopped) work.info(s) = c0 + j + 1;
+            if (pivot.loc != kStopped) info(s) = c0 + j + 1;
             best.val = Scalar(0), best.loc = kStopped;
             return;
           }
           const int p = pivot.loc;
           if (r == p) {
-            work.leaf_chosen(r) = j;
-            work.pivots(c0 + j) = c0 + leaf_swap_into(work.leaf_moves, j, r);
+            chosen(r) = j;
+            pivots(c0 + j) = c0 + leaf_swap_into(moves, j, r);
             return;
           }
-          if (work.leaf_chosen(r) < j) return;
+          if (chosen(r) < j) return;
           Scalar u[kLeaf];
-          load_pivot_row(work.leaf, p, j, width, u);
-          eliminate_row_registers(work.leaf, r, j, width, next, Scalar(1) / work.leaf(p, j), u, best);
+          load_pivot_row(leaf, p, j, width, u);
+          eliminate_row_registers(leaf, r, j, width, next, Scalar(1) / leaf(p, j), u, best);
         },
         MaxLoc(w.leaf_best[(j + 1) % 2]));
   }
@@ -241,20 +249,11 @@ void factor_leaf_over_device(const Space& space, const Work<Scalar, Space>& w, i
   Kokkos::parallel_for(
       "solver::dense-leaf-back", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, values),
       KOKKOS_LAMBDA(const std::int64_t t) {
-        if (work.info(s) != 0) return;
+        if (info(s) != 0) return;
         const int i = static_cast<int>(t / width);
         const int c = static_cast<int>(t - static_cast<std::int64_t>(i) * width);
-        work.lu(c0 + i, c0 + c) = work.leaf(leaf_lookup<kAtPosition>(work.leaf_moves, i), c);
+        lu(c0 + i, c0 + c) = leaf(leaf_lookup<kAtPosition>(moves, i), c);
       });
-}
-
-// A leaf by the space's form: on devices tall leaves over the whole device, the rest in one team.
-template <Form F, class Scalar, class Space>
-void factor_leaf(const Space& space, const Work<Scalar, Space>& w, int c0, int c1) {
-  if constexpr (kDeviceForm<F, Space>) {
-    if (w.n() - c0 >= w.wide_leaf_rows) return factor_leaf_over_device(space, w, c0, c1);
-  }
-  factor_leaf_one_team<F>(space, w, c0, c1);
 }
 
 }  // namespace miniapp::solver::blocked

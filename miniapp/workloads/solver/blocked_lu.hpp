@@ -11,13 +11,14 @@
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/kokkos_kernels_compat.hpp"
 #include "miniapp/core/spaces.hpp"
-#include "miniapp/workloads/solver/blocked_leaf.hpp"
+#include "miniapp/workloads/solver/blocked_leaf_resident.hpp"
 #include "miniapp/workloads/solver/blocked_solves.hpp"
 #include "miniapp/workloads/solver/blocked_work.hpp"
 #include "miniapp/workloads/solver/kernels.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 namespace miniapp::solver::blocked {
@@ -124,6 +125,7 @@ void copy_system_rows(const Space& space, const Work<Scalar, Space>& w, const A&
   const auto info = w.info;
   const auto lu = w.lu;
   const auto rhs = w.rhs;
+  const auto barrier = w.leaf_barrier;  // factor_leaf_resident's, reset for the system
   const int n = w.n();
   const int s = w.system;
   Kokkos::parallel_reduce(
@@ -135,7 +137,7 @@ void copy_system_rows(const Space& space, const Work<Scalar, Space>& w, const A&
           if (v > largest) largest = v;
         }
         rhs(i) = b(s, i);
-        if (i == 0) info(s) = 0;
+        if (i == 0) info(s) = 0, barrier(0) = 0, barrier(1) = 0;
       },
       Kokkos::Max<Scalar, typename Space::memory_space>(w.scale));
 }
@@ -147,6 +149,7 @@ void copy_system_flat(const Space& space, const Work<Scalar, Space>& w, const A&
   const auto info = w.info;
   const auto lu = w.lu;
   const auto rhs = w.rhs;
+  const auto barrier = w.leaf_barrier;
   const auto n = static_cast<std::int64_t>(w.n());
   const int s = w.system;
   const FlatRows split(n * n, n);
@@ -159,9 +162,17 @@ void copy_system_flat(const Space& space, const Work<Scalar, Space>& w, const A&
         const Scalar v = compat::math::fabs(lu(i, j));
         if (v > largest) largest = v;
         if (j == 0) rhs(i) = b(s, i);
-        if (t == 0) info(s) = 0;
+        if (t == 0) info(s) = 0, barrier(0) = 0, barrier(1) = 0;
       },
       Kokkos::Max<Scalar, typename Space::memory_space>(w.scale));
+}
+
+// Whether a resident leaf of the system gave up waiting at its barrier (a wait for the space).
+template <class Scalar, class Space>
+bool resident_leaf_given_up(const Work<Scalar, Space>& w) {
+  int given_up = 0;
+  Kokkos::deep_copy(given_up, Kokkos::subview(w.leaf_barrier, 1));
+  return given_up != 0;
 }
 
 // System w.system of a and b into x: copy into the work space, then a panel of block_size
@@ -172,6 +183,8 @@ template <Form F = Form::OfSpace, class Scalar, class Space, class A, class B, c
 void solve_system(const Space& space, Work<Scalar, Space>& w, const A& a, const B& b, const X& x, int block_size,
                   std::int64_t& step) {
   const int n = w.n();
+  w.resident_arrivals = 0;
+  w.resident_launched = false;
   if constexpr (kDeviceForm<F, Space>) {
     copy_system_flat(space, w, a, b);
   } else {
@@ -190,6 +203,14 @@ void solve_system(const Space& space, Work<Scalar, Space>& w, const A& a, const 
   }
   if constexpr (kDeviceForm<F, Space>) {
     solves_by_blocks(space, w, x);
+    if (w.resident_launched && resident_leaf_given_up(w)) {
+      // A resident leaf's teams were not all running: the system again, its leaves in the other forms.
+      ++w.resident_fallbacks;
+      const int resident_rows = w.resident_leaf_rows;
+      w.resident_leaf_rows = std::numeric_limits<int>::max();
+      solve_system<F>(space, w, a, b, x, block_size, step);
+      w.resident_leaf_rows = resident_rows;
+    }
   } else {
     solves(space, w, x);
   }

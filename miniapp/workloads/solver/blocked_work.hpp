@@ -10,6 +10,8 @@
 #include "miniapp/workloads/solver/params.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <type_traits>
 
 namespace miniapp::solver::blocked {
@@ -37,6 +39,22 @@ inline constexpr int kPanelThreads = 1024;
 // every leaf over the device, 29.8 / 68.6 from 512 rows and 21.6 / 60.6 from 2048: the launch per
 // column pays only on the tallest leaves.
 inline constexpr int kWideLeafRows = 2048;
+// Rows of a leaf from which devices factor it in one launch with its rows resident in the team
+// scratch of teams that are all running at once, meeting at a barrier in global memory once a
+// column (factor_leaf_resident; Work::resident_leaf_rows). Prepared, not measured: a column there
+// costs a barrier (a counter in L2) where the over-device form pays a launch and a reduction
+// kernel, and the one team a pass through one multiprocessor. Never, until a GPU has timed it
+// (solver-dense-blocked-leaf-resident*).
+inline constexpr int kResidentLeafRows = std::numeric_limits<int>::max();
+// Rows each team of a resident leaf aims for: a row a thread (Work::resident_team_rows).
+inline constexpr int kResidentTeamRows = 256;
+// The most teams a resident leaf is split among (the slots of their pivot candidates).
+inline constexpr int kResidentTeamsMax = 1024;
+// Spins a team waits at a resident leaf's barrier before it gives the leaf up (Work::
+// resident_spin_limit): seconds on a GPU (an L2 round trip a spin), and on a host thread, far
+// above the microseconds a barrier takes when every team is running.
+template <class Space>
+inline constexpr std::int64_t kResidentSpinLimit = is_host_space<Space>() ? std::int64_t(1) << 31 : std::int64_t(1) << 22;
 // Columns one thread of the swap and triangular-solve kernels handles: a run of contiguous values
 // to vectorise over on a CPU; one column per thread (neighbours coalesce) on a GPU.
 template <class Space>
@@ -73,7 +91,10 @@ struct Work {
         leaf_chosen("solver::leaf-chosen", n),
         leaf_moves("solver::leaf-moves", 1 + 4 * kLeaf),
         leaf_best{Kokkos::View<Best, typename Space::memory_space>("solver::leaf-best-0"),
-                  Kokkos::View<Best, typename Space::memory_space>("solver::leaf-best-1")} {}
+                  Kokkos::View<Best, typename Space::memory_space>("solver::leaf-best-1")},
+        leaf_barrier("solver::leaf-barrier", 2),
+        leaf_slots("solver::leaf-slots", 2 * std::min<std::size_t>(n, kResidentTeamsMax), kLeaf + 1),
+        leaf_slot_rows("solver::leaf-slot-rows", 2 * std::min<std::size_t>(n, kResidentTeamsMax), 2) {}
 
   Kokkos::View<Scalar**, Kokkos::LayoutRight, Device> lu;
   Kokkos::View<Scalar*, Device> rhs;
@@ -86,12 +107,32 @@ struct Work {
   Kokkos::View<int*, Device> leaf_chosen;
   Kokkos::View<int*, Device> leaf_moves;
   Kokkos::View<Best, typename Space::memory_space> leaf_best[2];
+  // factor_leaf_resident's state: the barrier's count of arrivals and whether a team gave up
+  // waiting (reset with the system's copy), and each team's candidate for the next pivot (two
+  // rows per team, alternating by column: its row's values, then |value| in column kLeaf; its
+  // leaf row and position in leaf_slot_rows).
+  Kokkos::View<int*, Device> leaf_barrier;
+  Kokkos::View<Scalar**, Kokkos::LayoutRight, Device> leaf_slots;
+  Kokkos::View<int**, Kokkos::LayoutRight, Device> leaf_slot_rows;
   Info info;
   int system = 0;
   // Threads of the panel leaves' team on devices (whole_space_team's cap there).
   int panel_threads = kPanelThreads;
   // Leaves of at least this many rows are factored over the whole device (device forms).
   int wide_leaf_rows = kWideLeafRows;
+  // Leaves of at least this many rows are factored resident (device forms), where they fit; rows
+  // a team aims for; the teams forced (0: as the rows and the space allow; the tests force more
+  // than can run at once); spins before a barrier is given up.
+  int resident_leaf_rows = kResidentLeafRows;
+  int resident_team_rows = kResidentTeamRows;
+  int resident_teams = 0;
+  std::int64_t resident_spin_limit = kResidentSpinLimit<Space>;
+  // The host's account of the system being solved: barrier arrivals launched so far (each
+  // barrier's target), whether a resident leaf was launched; systems solved again because a
+  // resident leaf was given up (solve_system).
+  mutable int resident_arrivals = 0;
+  mutable bool resident_launched = false;
+  int resident_fallbacks = 0;
   int n() const { return static_cast<int>(lu.extent(0)); }
 };
 
