@@ -248,8 +248,13 @@ class FreshRun(unittest.TestCase):
         refused = "solver-refused/float64/openmp/8/manual_time"
         errored = {"name": refused, "run_name": refused, "run_type": "iteration", "error_occurred": True,
                    "error_message": "scratch does not fit", "iterations": 0, "real_time": 0.0, "time_unit": "ms"}
+        # dense-blocked's resident leaves given up (the counter solved_again), and not
+        resident = "solver-dense-blocked-leaf-resident/float64/openmp/2048/1/128/manual_time"
+        timed = [{"name": name + "_median", "run_name": name, "run_type": "aggregate", "aggregate_name": "median",
+                  "real_time": 21.5, "time_unit": "ms", "solved_again": again}
+                 for name, again in ((resident, 2.0), (resident.replace("resident", "resident512"), 0.0))]
         with open(os.path.join(run, "benchmarks", "solver.json"), "w") as f:
-            json.dump({"context": {}, "benchmarks": [errored] * 3}, f)
+            json.dump({"context": {}, "benchmarks": [errored] * 3 + timed}, f)
         with open(os.path.join(run, "run.env"), "w") as f:
             f.write("backend=host\ndevice_space=openmp\nhost_space=serial\ndevice_name=test host\n"
                     "started=2026-01-01T00:00:00Z\n")
@@ -265,6 +270,12 @@ class FreshRun(unittest.TestCase):
         rows = [r for r in table_rows(self.md, "| benchmark | time") if r[0].startswith("solver-refused/")]
         self.assertEqual(rows, [["solver-refused/float64/openmp/8/manual_time", "error: scratch does not fit",
                                  "-", "-", "-"]])
+
+    def test_a_resident_leaf_given_up_is_said(self):
+        said = [line for line in self.md.splitlines() if "solved again" in line]
+        self.assertEqual(said, ["- solver-dense-blocked-leaf-resident/float64/openmp/2048/1/128/manual_time: 2 system(s) "
+                                "solved again: a resident leaf's teams were not all running (a GPU shared with "
+                                "others?), so its time includes solving without them."])
 
     def test_every_size_and_its_speedup(self):
         self.assertEqual(self.proc.returncode, 0, self.proc.stderr)
