@@ -46,10 +46,12 @@ void report_and_verify(benchmark::State& state, Kernel& k) {
 // dense-blocked with T threads to a panel leaf's team on devices (blocked::Work::panel_threads;
 // the workload's is kPanelThreads), the leaves of WideRows rows or more over the whole device
 // (Work::wide_leaf_rows; the workload's is kWideLeafRows) and those of ResidentRows or more
-// resident (Work::resident_leaf_rows; the workload's is kResidentLeafRows), block size 128,
-// verified like the workload's result. Counter `solved_again`: systems solved again because a
-// resident leaf's teams were not all running (0 unless the device is shared).
-template <int T, int WideRows, class Space, int ResidentRows = solver::blocked::kResidentLeafRows>
+// resident (Work::resident_leaf_rows; the workload's is kResidentLeafRows) in teams of TeamRows
+// rows (Work::resident_team_rows), block size 128, verified like the workload's result. Counter
+// `solved_again`: systems solved again because a resident leaf's teams were not all running (0
+// unless the device is shared).
+template <int T, int WideRows, class Space, int ResidentRows = solver::blocked::kResidentLeafRows,
+          int TeamRows = solver::blocked::kResidentTeamRows>
 void dense_blocked_leaves(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   solver::Kernel<double, Space> k(batch(1, 128), "dense-blocked", n);
@@ -59,6 +61,7 @@ void dense_blocked_leaves(benchmark::State& state) {
   w.panel_threads = T;
   w.wide_leaf_rows = WideRows;
   w.resident_leaf_rows = ResidentRows;
+  w.resident_team_rows = TeamRows;
   const Space space;
   std::int64_t step = 0;
   time_iterations(state, space, [&] {
@@ -252,9 +255,15 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
                                                      dense_blocked_leaves<kPanelThreads, 1024, Space>)})
           b->Args(dense)->Args({4096, 1, 128})->UseManualTime()->Unit(benchmark::kMillisecond);
         // leaves resident (one launch a leaf, a barrier a column): every leaf, or from 512 or
-        // 2048 rows (the taller over the device, the rest in one team otherwise), at 2048 and 4096
+        // 2048 rows (the taller over the device, the rest in one team otherwise), at 2048 and 4096;
+        // every leaf in teams of 64 or 128 rows (more teams at each barrier, a shorter pass each;
+        // 256 rows the others, 512 beyond the level-0 scratch in float64)
         for (auto* b : {benchmark::RegisterBenchmark(("solver-dense-blocked-leaf-resident/float64/" + s).c_str(),
                                                      dense_blocked_leaves<kPanelThreads, kNever, Space, 0>),
+                        benchmark::RegisterBenchmark(("solver-dense-blocked-leaf-resident-team64/float64/" + s).c_str(),
+                                                     dense_blocked_leaves<kPanelThreads, kNever, Space, 0, 64>),
+                        benchmark::RegisterBenchmark(("solver-dense-blocked-leaf-resident-team128/float64/" + s).c_str(),
+                                                     dense_blocked_leaves<kPanelThreads, kNever, Space, 0, 128>),
                         benchmark::RegisterBenchmark(("solver-dense-blocked-leaf-resident512/float64/" + s).c_str(),
                                                      dense_blocked_leaves<kPanelThreads, kWideLeafRows, Space, 512>),
                         benchmark::RegisterBenchmark(("solver-dense-blocked-leaf-resident2048/float64/" + s).c_str(),

@@ -204,12 +204,20 @@ TYPED_TEST(SolverDenseTest, DenseBlockedLeavesOverTheDeviceGiveTheOneTeamResult)
 // threads) or of 256; a zero pivot is reported at its column, in the first leaf and in a later
 // one. None is given up. On host spaces also teams forced beyond those that run at once: their
 // first barrier is given up (the team waiting spins its limit) and the system is solved again
-// without resident leaves, once per system, to the same bits.
+// without resident leaves, once per system, to the same bits. On a device the barrier is given up
+// after 2^16 spins (milliseconds; a working one waits microseconds): a barrier that does not work
+// fails the test in seconds, where the workload's limit (seconds a solve) would take minutes.
 TYPED_TEST(SolverDenseTest, DenseBlockedResidentLeavesGiveTheOneTeamResult) {
   using Space = TypeParam;
   using solver::blocked::Form;
   using Work = solver::blocked::Work<double, Space>;
   MINIAPP_SKIP_IF_UNAVAILABLE("solver", "dense-blocked");
+  // host threads may be descheduled mid-wait (CI's two cores): the workload's limit there
+  const auto resident = [](Work& w, const int from, const int team_rows) {
+    w.resident_leaf_rows = from;
+    w.resident_team_rows = team_rows;
+    if constexpr (!is_host_space<Space>()) w.resident_spin_limit = 1 << 16;
+  };
   const std::pair<int, std::size_t> cases[] = {{64, 150}, {16, 49}, {32, 200}, {4, 9}, {128, 130}, {16, 16}};
   const int one_team = std::numeric_limits<int>::max();
   for (const auto& [block_size, n] : cases) {
@@ -223,10 +231,8 @@ TYPED_TEST(SolverDenseTest, DenseBlockedResidentLeavesGiveTheOneTeamResult) {
         const std::string where = "block_size " + std::to_string(block_size) + ", n " + std::to_string(n) +
                                   ", leaves of " + std::to_string(resident_from) + " rows or more resident, " +
                                   std::to_string(team_rows) + " rows a team";
-        const int again = solve_dense_in_form<Form::Device>(k, block_size, one_team, [&](Work& w) {
-          w.resident_leaf_rows = resident_from;
-          w.resident_team_rows = team_rows;
-        });
+        const int again = solve_dense_in_form<Form::Device>(
+            k, block_size, one_team, [&](Work& w) { resident(w, resident_from, team_rows); });
         EXPECT_EQ(again, 0) << where;
         const Verification v = k.verify(std::nullopt);
         EXPECT_TRUE(v.passed) << where << ": " << v.detail;
@@ -251,9 +257,7 @@ TYPED_TEST(SolverDenseTest, DenseBlockedResidentLeavesGiveTheOneTeamResult) {
     for (std::size_t i = 0; i < n; ++i) k.matrices().host(0, i, 0) = 0, k.matrices().host(1, i, n / 2) = 0;
     k.matrices().copy_to_device();
     const std::string where = "block_size " + std::to_string(block_size) + ", n " + std::to_string(n) + " resident";
-    EXPECT_EQ(solve_dense_in_form<Form::Device>(k, block_size, one_team,
-                                                [](Work& w) { w.resident_leaf_rows = 0, w.resident_team_rows = 8; }),
-              0)
+    EXPECT_EQ(solve_dense_in_form<Form::Device>(k, block_size, one_team, [&](Work& w) { resident(w, 0, 8); }), 0)
         << where;
     EXPECT_EQ(k.info().host(0), 1) << where;
     EXPECT_EQ(k.info().host(1), static_cast<int>(n / 2) + 1) << where;

@@ -52,7 +52,7 @@ KOKKOS_INLINE_FUNCTION bool leaf_barrier(const Member& team, int* count, int* gi
 
 // How a leaf of `rows` rows is split for factor_leaf_resident: teams, rows a team, threads a
 // team, scratch bytes a team; teams 0 where the leaf does not fit (a team's rows beyond the
-// level-0 scratch).
+// level-0 scratch) or the work space has no slots.
 struct ResidentShape {
   int teams = 0, rows = 0, threads = 0;
   std::size_t bytes = 0;
@@ -75,6 +75,7 @@ ResidentShape resident_shape(const Space& space, const Work<Scalar, Space>& w, c
   const int slots = static_cast<int>(w.leaf_slots.extent(0) / 2);
   ResidentShape shape;
   shape.teams = std::min({w.resident_teams > 0 ? w.resident_teams : std::min(wanted, running), slots, rows});
+  if (shape.teams <= 0) return ResidentShape{};  // no slots allocated (Work::allocate_resident_slots)
   shape.rows = (rows + shape.teams - 1) / shape.teams;
   shape.teams = (rows + shape.rows - 1) / shape.rows;  // none without rows
   shape.threads = is_host_space<Space>() ? 1 : std::min(256, (shape.rows + 31) / 32 * 32);
@@ -246,7 +247,6 @@ bool factor_leaf_resident(const Space& space, const Work<Scalar, Space>& w, int 
                   w.resident_spin_limit,
                   tiny_pivot_factor<Scalar>(w.lu.extent(0))};
   w.resident_arrivals += shape.teams * width;
-  w.resident_launched = true;
   Kokkos::TeamPolicy<Space> policy(space, shape.teams, shape.threads);
   policy.set_scratch_size(0, Kokkos::PerTeam(shape.bytes));
   Kokkos::parallel_for("solver::dense-leaf-resident", policy, leaf);

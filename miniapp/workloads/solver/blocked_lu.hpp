@@ -184,8 +184,8 @@ void solve_system(const Space& space, Work<Scalar, Space>& w, const A& a, const 
                   std::int64_t& step) {
   const int n = w.n();
   w.resident_arrivals = 0;
-  w.resident_launched = false;
   if constexpr (kDeviceForm<F, Space>) {
+    if (w.resident_leaf_rows <= n) w.allocate_resident_slots();
     copy_system_flat(space, w, a, b);
   } else {
     copy_system_rows(space, w, a, b);
@@ -203,7 +203,7 @@ void solve_system(const Space& space, Work<Scalar, Space>& w, const A& a, const 
   }
   if constexpr (kDeviceForm<F, Space>) {
     solves_by_blocks(space, w, x);
-    if (w.resident_launched && resident_leaf_given_up(w)) {
+    if (w.resident_arrivals > 0 && resident_leaf_given_up(w)) {
       // A resident leaf's teams were not all running: the system again, its leaves in the other forms.
       ++w.resident_fallbacks;
       const int resident_rows = w.resident_leaf_rows;

@@ -92,9 +92,16 @@ struct Work {
         leaf_moves("solver::leaf-moves", 1 + 4 * kLeaf),
         leaf_best{Kokkos::View<Best, typename Space::memory_space>("solver::leaf-best-0"),
                   Kokkos::View<Best, typename Space::memory_space>("solver::leaf-best-1")},
-        leaf_barrier("solver::leaf-barrier", 2),
-        leaf_slots("solver::leaf-slots", 2 * std::min<std::size_t>(n, kResidentTeamsMax), kLeaf + 1),
-        leaf_slot_rows("solver::leaf-slot-rows", 2 * std::min<std::size_t>(n, kResidentTeamsMax), 2) {}
+        leaf_barrier("solver::leaf-barrier", 2) {}
+
+  // The resident leaves' slots, allocated where a device form may first use them (solve_system):
+  // 2 x min(n, kResidentTeamsMax) x (kLeaf + 1) values, which no other form needs.
+  void allocate_resident_slots() {
+    if (leaf_slots.extent(0) != 0) return;
+    const std::size_t slots = 2 * std::min<std::size_t>(lu.extent(0), kResidentTeamsMax);
+    leaf_slots = decltype(leaf_slots)("solver::leaf-slots", slots, kLeaf + 1);
+    leaf_slot_rows = decltype(leaf_slot_rows)("solver::leaf-slot-rows", slots, 2);
+  }
 
   Kokkos::View<Scalar**, Kokkos::LayoutRight, Device> lu;
   Kokkos::View<Scalar*, Device> rhs;
@@ -110,7 +117,7 @@ struct Work {
   // factor_leaf_resident's state: the barrier's count of arrivals and whether a team gave up
   // waiting (reset with the system's copy), and each team's candidate for the next pivot (two
   // rows per team, alternating by column: its row's values, then |value| in column kLeaf; its
-  // leaf row and position in leaf_slot_rows).
+  // leaf row and position in leaf_slot_rows; empty until allocate_resident_slots).
   Kokkos::View<int*, Device> leaf_barrier;
   Kokkos::View<Scalar**, Kokkos::LayoutRight, Device> leaf_slots;
   Kokkos::View<int**, Kokkos::LayoutRight, Device> leaf_slot_rows;
@@ -128,10 +135,9 @@ struct Work {
   int resident_teams = 0;
   std::int64_t resident_spin_limit = kResidentSpinLimit<Space>;
   // The host's account of the system being solved: barrier arrivals launched so far (each
-  // barrier's target), whether a resident leaf was launched; systems solved again because a
+  // barrier's target; above 0 once a resident leaf was launched); systems solved again because a
   // resident leaf was given up (solve_system).
   mutable int resident_arrivals = 0;
-  mutable bool resident_launched = false;
   int resident_fallbacks = 0;
   int n() const { return static_cast<int>(lu.extent(0)); }
 };
