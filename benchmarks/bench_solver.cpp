@@ -224,14 +224,21 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
       for (const auto& args : batched) b->Args(args);
       b->UseManualTime()->Unit(benchmark::kMillisecond);
     }
+    // and on devices both at 4096 (the dense target: seed 001's 4096 deck)
+    const auto at_4096 = [](auto* b) {
+      if (!is_host_space<Space>()) b->Args({4096, 1, 128});
+      b->UseManualTime()->Unit(benchmark::kMillisecond);
+    };
     if (compat::kHasKokkosKernels)
-      benchmark::RegisterBenchmark(("solver-dense-blocked/float64/" + s).c_str(),
-                                   [](benchmark::State& st) { solver_variant<Space>(st, "dense-blocked"); })
-          ->Args(dense)->Args({2048, 1, 64})->Args({2048, 1, 256})->UseManualTime()->Unit(benchmark::kMillisecond);
+      at_4096(benchmark::RegisterBenchmark(("solver-dense-blocked/float64/" + s).c_str(),
+                                           [](benchmark::State& st) { solver_variant<Space>(st, "dense-blocked"); })
+                  ->Args(dense)
+                  ->Args({2048, 1, 64})
+                  ->Args({2048, 1, 256}));
     if (solver::vendor::available<Space>())
-      benchmark::RegisterBenchmark(("solver-dense-vendor/float64/" + s).c_str(),
-                                   [](benchmark::State& st) { solver_variant<Space>(st, "dense-vendor"); })
-          ->Args(dense)->UseManualTime()->Unit(benchmark::kMillisecond);
+      at_4096(benchmark::RegisterBenchmark(("solver-dense-vendor/float64/" + s).c_str(),
+                                           [](benchmark::State& st) { solver_variant<Space>(st, "dense-vendor"); })
+                  ->Args(dense));
     if constexpr (!is_host_space<Space>()) {
       if (compat::kHasKokkosKernels) {
         using solver::blocked::kPanelThreads;
