@@ -59,9 +59,10 @@ void elementwise(benchmark::State& state, matrix::Operation op) {
   run_kernel<Space>(state, k);
 }
 
-// elementwise_strided, K elements per thread (device spaces), on the same arrays as `elementwise`,
-// checked against the host's reference like the workload's own result.
-template <int K, class Space>
+// elementwise_strided, K elements per thread (device spaces), or with R > 1 elementwise_pipelined,
+// R rounds of K, on the same arrays as `elementwise`, checked against the host's reference like
+// the workload's own result.
+template <int K, class Space, int R = 1>
 void elementwise_k(benchmark::State& state, matrix::Operation op) {
   matrix::Params p;
   p.op = op;
@@ -69,7 +70,13 @@ void elementwise_k(benchmark::State& state, matrix::Operation op) {
   k.generate_inputs(42);
   for (Transferable* f : k.inputs()) f->copy_to_device();
   const Space space;
-  time_iterations(state, space, [&] { matrix::elementwise_strided<K>(space, op, k.x().device, k.y().device, k.z().device); });
+  time_iterations(state, space, [&] {
+    if constexpr (R > 1) {
+      matrix::elementwise_pipelined<K, R>(space, op, k.x().device, k.y().device, k.z().device);
+    } else {
+      matrix::elementwise_strided<K>(space, op, k.x().device, k.y().device, k.z().device);
+    }
+  });
   k.z().copy_to_host();
   const Verification v = k.verify(std::nullopt);
   if (!v.passed) state.SkipWithError(("not verified: " + v.detail).c_str());
@@ -162,6 +169,10 @@ MINIAPP_BENCHMARKS(register_matrix_benchmarks) {
       strided("matrix-elementwise-power-k4", elementwise_k<4, Space>, matrix::Operation::Power);
       strided("matrix-elementwise-power-k8", elementwise_k<8, Space>, matrix::Operation::Power);
       strided("matrix-elementwise-multiply-k4", elementwise_k<4, Space>, matrix::Operation::Multiply);
+      // R rounds of K a thread, each round's loads in flight while the previous is computed
+      strided("matrix-elementwise-power-pipelined-k4-r4", elementwise_k<4, Space, 4>, matrix::Operation::Power);
+      strided("matrix-elementwise-power-pipelined-k4-r8", elementwise_k<4, Space, 8>, matrix::Operation::Power);
+      strided("matrix-elementwise-power-pipelined-k8-r4", elementwise_k<8, Space, 4>, matrix::Operation::Power);
     }
     for (const char* variant : {"gemm-naive", "gemm-tiled", "gemm-kokkos-kernels"}) {
       if (std::string(variant) == "gemm-kokkos-kernels" && !compat::kHasKokkosKernels) continue;

@@ -334,22 +334,31 @@ TYPED_TEST(MatrixTest, ElementwisePowerVerifiesAcrossChunksAndTails) {
       << m32.verification.detail;
 }
 
-// elementwise_strided (K elements per thread, a quarter or an eighth of the arrays apart; what
-// `elementwise` runs on device spaces, K = 4) computes every element once: sizes that K divides and that it
-// does not, power and multiply, against the host reference; a z left at its stale value fails.
-template <int K, class Space>
-void expect_strided_elementwise_verifies(matrix::Operation op, std::size_t size) {
-  SCOPED_TRACE("K = " + std::to_string(K) + ", " + std::to_string(size) + " columns");
+// A device form of `elementwise` (run(space, op, x, y, z)) computes every element once: against
+// the host reference, with z first set to a stale value that fails it.
+template <class Space, class Run>
+void expect_elementwise_form_verifies(matrix::Operation op, std::size_t size, const std::string& form, const Run& run) {
+  SCOPED_TRACE(form + ", " + std::to_string(size) + " columns");
   matrix::Params p;
   p.op = op;
   matrix::Elementwise<float, Space> k(p, "elementwise", size);
   k.generate_inputs(7);
   for (Transferable* f : k.inputs()) f->copy_to_device();
   Kokkos::deep_copy(k.z().device, -1.0f);
-  matrix::elementwise_strided<K>(Space(), op, k.x().device, k.y().device, k.z().device);
+  run(Space(), op, k.x().device, k.y().device, k.z().device);
   k.z().copy_to_host();
   const Verification v = k.verify(std::nullopt);
   EXPECT_TRUE(v.passed) << v.detail;
+}
+
+// elementwise_strided (K elements per thread, a quarter or an eighth of the arrays apart; what
+// `elementwise` runs on device spaces, K = 4): sizes that K divides and that it does not, power
+// and multiply.
+template <int K, class Space>
+void expect_strided_elementwise_verifies(matrix::Operation op, std::size_t size) {
+  expect_elementwise_form_verifies<Space>(op, size, "strided K = " + std::to_string(K), [](auto&&... a) {
+    matrix::elementwise_strided<K>(a...);
+  });
 }
 
 TYPED_TEST(MatrixTest, StridedElementwiseComputesEveryElementOnce) {
@@ -359,6 +368,25 @@ TYPED_TEST(MatrixTest, StridedElementwiseComputesEveryElementOnce) {
     expect_strided_elementwise_verifies<4, Space>(matrix::Operation::Power, size);
     expect_strided_elementwise_verifies<8, Space>(matrix::Operation::Multiply, size);
     expect_strided_elementwise_verifies<3, Space>(matrix::Operation::Multiply, size);
+  }
+}
+
+// elementwise_pipelined (R rounds of K elements a thread, the next round's loads before this
+// round's values): sizes that K R divides, that it does not, and smaller than one thread's share.
+template <int K, int R, class Space>
+void expect_pipelined_elementwise_verifies(matrix::Operation op, std::size_t size) {
+  expect_elementwise_form_verifies<Space>(
+      op, size, "pipelined K = " + std::to_string(K) + ", R = " + std::to_string(R),
+      [](auto&&... a) { matrix::elementwise_pipelined<K, R>(a...); });
+}
+
+TYPED_TEST(MatrixTest, PipelinedElementwiseComputesEveryElementOnce) {
+  using Space = TypeParam;
+  for (const std::size_t size : {std::size_t{1}, std::size_t{8}, std::size_t{32}, std::size_t{1001}}) {
+    expect_pipelined_elementwise_verifies<4, 4, Space>(matrix::Operation::Power, size);
+    expect_pipelined_elementwise_verifies<4, 8, Space>(matrix::Operation::Power, size);
+    expect_pipelined_elementwise_verifies<3, 2, Space>(matrix::Operation::Multiply, size);
+    expect_pipelined_elementwise_verifies<1, 16, Space>(matrix::Operation::Multiply, size);
   }
 }
 
