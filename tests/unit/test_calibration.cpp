@@ -93,6 +93,47 @@ TYPED_TEST(CalibrationTest, TheProbeMeasuresAndChecksItsOwnResults) {
   }
 }
 
+// The stream kernels' forms on every space (devices run the strided one with
+// kDeviceStreamPerThread values a thread): every element of values that differ by index, so a
+// value moved to the wrong place, one skipped or one written twice would show; sizes that K
+// divides and that it does not, smaller than K.
+template <class Space, class Copy, class Triad>
+void expect_stream_form_moves_every_value(const std::string& form, const Copy& copy, const Triad& triad) {
+  using Memory = typename Space::memory_space;
+  for (const std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{1001}}) {
+    SCOPED_TRACE(form + ", " + std::to_string(n) + " values");
+    Kokkos::View<double*, Memory> a("a", n), b("b", n), c("c", n);
+    auto ha = Kokkos::create_mirror_view(a), hb = Kokkos::create_mirror_view(b);
+    for (std::size_t i = 0; i < n; ++i) ha(i) = 0.5 + static_cast<double>(i), hb(i) = 2.0 * static_cast<double>(i);
+    Kokkos::deep_copy(a, ha);
+    Kokkos::deep_copy(b, hb);
+    Kokkos::deep_copy(c, -1.0);
+    copy(Space(), Kokkos::View<const double*, Memory>(a), c);  // c = a
+    triad(Space(), a, Kokkos::View<const double*, Memory>(b), Kokkos::View<const double*, Memory>(c),
+          kernels::kScalar);  // a = b + 0.4 c
+    const auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c);
+    const auto out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(hc(i), 0.5 + static_cast<double>(i)) << "c(" << i << ")";
+      ASSERT_EQ(out(i), 2.0 * static_cast<double>(i) + kernels::kScalar * hc(i)) << "a(" << i << ")";
+    }
+  }
+}
+
+TYPED_TEST(CalibrationTest, TheStreamKernelsMoveEveryValueToItsPlace) {
+  using Space = TypeParam;
+  expect_stream_form_moves_every_value<Space>("the space's form", [](auto&&... x) { kernels::copy(x...); },
+                                              [](auto&&... x) { kernels::triad(x...); });
+  expect_stream_form_moves_every_value<Space>(
+      "plain", [](auto&&... x) { kernels::copy_plain(x...); }, [](auto&&... x) { kernels::triad_plain(x...); });
+  expect_stream_form_moves_every_value<Space>(
+      "strided, 4 a thread", [](auto&&... x) { kernels::copy_strided<4>(x...); },
+      [](auto&&... x) { kernels::triad_strided<4>(x...); });
+  expect_stream_form_moves_every_value<Space>(
+      "strided, 3 a thread", [](auto&&... x) { kernels::copy_strided<3>(x...); },
+      [](auto&&... x) { kernels::triad_strided<3>(x...); });
+}
+
 // The probe's own checks, given planted wrong values (the probe cannot be made to compute one).
 TYPED_TEST(CalibrationTest, AStreamArrayWithOneWrongElementFailsTheProbe) {
   using Memory = typename TypeParam::memory_space;
