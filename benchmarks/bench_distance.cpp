@@ -131,6 +131,27 @@ void distance_direct_form(benchmark::State& state) {
   rate_counters(state, k.work());
 }
 
+// symmetric with tiles of T (kernels::symmetric<T>) after the same coordinate-major copy as the
+// workload's, verified like its result.
+template <int T, class Space>
+void distance_symmetric_form(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  distance::Params p;
+  distance::Kernel<float, Space> k(p, "symmetric", n);
+  k.generate_inputs(42);
+  for (Transferable* f : k.inputs()) f->copy_to_device();
+  Kokkos::View<float**, Kokkos::LayoutLeft, typename Space::memory_space> coordinates("coordinates", n, p.dim);
+  const Space space;
+  time_iterations(state, space, [&] {
+    distance::kernels::coordinate_major(space, k.points().device, coordinates, p.dim);
+    distance::kernels::symmetric<T>(space, coordinates, k.distances().device, p.dim, false);
+  });
+  k.distances().copy_to_host();
+  const Verification v = k.verify(std::nullopt);
+  if (!v.passed) state.SkipWithError(("not verified: " + v.detail).c_str());
+  rate_counters(state, k.work());
+}
+
 }  // namespace
 
 MINIAPP_BENCHMARKS(register_distance_benchmarks) {
@@ -189,6 +210,11 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("distance-direct-block-r4-k8/float32/" + s).c_str(),
                                    distance_direct_form<8, Space, 4>)
+          ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      // symmetric's tiles: the workload's 32 x 32 (padded in scratch since 2026-11-30) and 64 x 64
+      benchmark::RegisterBenchmark(("distance-symmetric-t32/float32/" + s).c_str(), distance_symmetric_form<32, Space>)
+          ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("distance-symmetric-t64/float32/" + s).c_str(), distance_symmetric_form<64, Space>)
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
     }
   });

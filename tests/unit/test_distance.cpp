@@ -212,6 +212,41 @@ TYPED_TEST(DistanceTest, DirectAndTiledAgreeExactlyAcrossDimensions) {
 }
 
 namespace {
+// symmetric's tiles of 32 (the workload's) and 64 give direct's matrix bit for bit: orders below,
+// at and around a tile, across dimensions; an entry either misses stays -1 and fails it.
+template <int T, class Space>
+void expect_symmetric_tiles_equal_direct(int dim, std::size_t n) {
+  distance::Params p;
+  p.dim = dim;
+  distance::Kernel<float, Space> k(p, "direct", n);
+  k.generate_inputs(5);
+  k.points().copy_to_device();
+  const Space space;
+  using Memory = typename Space::memory_space;
+  Kokkos::View<float**, Kokkos::LayoutLeft, Memory> coordinates("coordinates", n, dim);
+  Kokkos::View<float**, Kokkos::LayoutRight, Memory> sym("symmetric", n, n), direct("direct", n, n);
+  Kokkos::deep_copy(sym, -1.0f);
+  distance::kernels::coordinate_major(space, k.points().device, coordinates, dim);
+  distance::kernels::symmetric<T>(space, coordinates, sym, dim, false);
+  distance::kernels::direct(space, coordinates, direct, 0, static_cast<std::int64_t>(n), dim, false);
+  const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sym);
+  const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), direct);
+  std::size_t differing = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) differing += a(i, j) != b(i, j);
+  EXPECT_EQ(differing, 0u) << "tiles of " << T << ", dim " << dim << ", n " << n;
+}
+}  // namespace
+
+TYPED_TEST(DistanceTest, SymmetricTilesGiveDirectsMatrixExactly) {
+  for (int dim : {1, 3, 7})
+    for (std::size_t n : {1, 31, 32, 33, 64, 65, 200}) {
+      expect_symmetric_tiles_equal_direct<distance::kernels::kSymmetricTile, TypeParam>(dim, n);
+      expect_symmetric_tiles_equal_direct<64, TypeParam>(dim, n);
+    }
+}
+
+namespace {
 // Rows [row0, row0 + rows) of the matrix by direct_flat<K> (R > 1: direct_block<R, K>), by
 // direct's team form and by direct (the form the workload runs on this space), on the same
 // coordinate-major points; all three must agree bit for bit.

@@ -302,60 +302,6 @@ void tiled(const Space& space, const Points& points, const Out& out, std::int64_
   with_dimension(dim, [&](auto fixed) { tiled_rows<decltype(fixed)::value>(space, points, out, row0, rows, dim, squared); });
 }
 
-// Each unordered pair once: a team takes a pair of T x T tiles (I >= J) of the lower triangle,
-// computes it into scratch and writes it and its transpose row by row, so both writes are
-// contiguous. Every tile pair is the same work, so the triangle is balanced across teams.
-inline constexpr int kSymmetricTile = 32;
-
-template <int Dim, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
-void symmetric_tiles(const Space& space, const Points& points, const Out& out, int runtime_dim, bool squared) {
-  const int dim = Dim > 0 ? Dim : runtime_dim;
-  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
-  using Scalar = typename Out::non_const_value_type;
-  using Tile = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::scratch_memory_space,
-                            Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  constexpr int T = kSymmetricTile;
-  const auto n = static_cast<std::int64_t>(points.extent(0));
-  const std::int64_t tiles = (n + T - 1) / T;
-  const std::int64_t pairs = tiles * (tiles + 1) / 2;
-  Kokkos::TeamPolicy<Space> policy(space, static_cast<int>(pairs), Shape<Space>::team_size,
-                                   Shape<Space>::vector_length);
-  const int level = scratch_level(policy, Tile::shmem_size(T, T));
-  policy.set_scratch_size(level, Kokkos::PerTeam(Tile::shmem_size(T, T)));
-  Kokkos::parallel_for(
-      "distance::symmetric", policy, KOKKOS_LAMBDA(const Member& team) {
-        // Pair index k = I (I + 1) / 2 + J with J <= I.
-        const std::int64_t k = team.league_rank();
-        std::int64_t I = static_cast<std::int64_t>((compat::math::sqrt(8.0 * double(k) + 1.0) - 1.0) / 2.0);
-        while (I * (I + 1) / 2 > k) --I;
-        while ((I + 1) * (I + 2) / 2 <= k) ++I;
-        const std::int64_t J = k - I * (I + 1) / 2;
-        const std::int64_t i0 = I * T, j0 = J * T;
-        const std::int64_t height = i0 + T <= n ? T : n - i0;
-        const std::int64_t width = j0 + T <= n ? T : n - j0;
-        Tile tile(team.team_scratch(level), T, T);
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, height), [&](const std::int64_t r) {
-          const RowPoint<Dim, Points> own(points, i0 + r);
-          for_columns<Space>(team, 0, width, [&](const std::int64_t c) {
-            const Scalar s = squared_distance<Dim>(own, points, j0 + c, dim);
-            const Scalar v = squared ? s : compat::math::sqrt(s);
-            tile(r, c) = v;
-            out(i0 + r, j0 + c) = v;
-          });
-        });
-        if (I == J) return;
-        team.team_barrier();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, width), [&](const std::int64_t c) {
-          for_columns<Space>(team, 0, height, [&](const std::int64_t r) { out(j0 + c, i0 + r) = tile(r, c); });
-        });
-      });
-}
-
-template <class Space, class Points, class Out>
-void symmetric(const Space& space, const Points& points, const Out& out, int dim, bool squared) {
-  with_dimension(dim, [&](auto fixed) { symmetric_tiles<decltype(fixed)::value>(space, points, out, dim, squared); });
-}
-
 // The NumPy/CuPy form x2 - 2 x.y + y2: the cross term by KokkosBlas::gemm, then the norms added,
 // clamped at zero (cancellation may leave small negatives) and the root taken. `norms` holds
 // |p_i|^2 for every point. KokkosBlas::gemm of Kokkos Kernels 3.4 takes no execution space: it

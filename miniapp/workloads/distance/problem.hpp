@@ -11,6 +11,7 @@
 #include "miniapp/workloads/distance/row_reductions.hpp"
 #include "miniapp/workloads/distance/params.hpp"
 #include "miniapp/workloads/distance/reference.hpp"
+#include "miniapp/workloads/distance/symmetric.hpp"
 
 #include <algorithm>
 #include <cmath>
