@@ -100,30 +100,21 @@ void distance_matrix(benchmark::State& state, const std::string& variant, const 
   rate_counters(state, k.work());
 }
 
-// One form of direct into the kernel's own matrix after the same coordinate-major copy, verified
-// like the workload's result: the flat form with K entries per thread (kernels::direct_flat), or
-// with K = 0 the team form (kernels::direct_team, the form devices ran before the flat one); with
-// R > 1, R rows and K columns a thread (kernels::direct_block).
-template <int K, class Space, int R = 1>
-void distance_direct_form(benchmark::State& state) {
+// One device form of a variant into the kernel's own matrix after the same coordinate-major copy
+// as the workload's, verified like its result: run(space, coordinates, out, rows, dim).
+template <class Space, class Run>
+void distance_form(benchmark::State& state, const char* variant, const Run& run) {
   const auto n = static_cast<std::size_t>(state.range(0));
   distance::Params p;
-  distance::Kernel<float, Space> k(p, "direct", n);
+  distance::Kernel<float, Space> k(p, variant, n);
   k.generate_inputs(42);
   for (Transferable* f : k.inputs()) f->copy_to_device();
   Kokkos::View<float**, Kokkos::LayoutLeft, typename Space::memory_space> coordinates("coordinates", n, p.dim);
   const auto out = k.distances().device;
-  const auto rows = static_cast<std::int64_t>(n);
   const Space space;
   time_iterations(state, space, [&] {
     distance::kernels::coordinate_major(space, k.points().device, coordinates, p.dim);
-    if constexpr (K == 0) {
-      distance::kernels::direct_team(space, coordinates, out, 0, rows, p.dim, false);
-    } else if constexpr (R > 1) {
-      distance::kernels::direct_block<R, K>(space, coordinates, out, 0, rows, p.dim, false);
-    } else {
-      distance::kernels::direct_flat<K>(space, coordinates, out, 0, rows, p.dim, false);
-    }
+    run(space, coordinates, out, static_cast<std::int64_t>(n), p.dim);
   });
   k.distances().copy_to_host();
   const Verification v = k.verify(std::nullopt);
@@ -131,25 +122,39 @@ void distance_direct_form(benchmark::State& state) {
   rate_counters(state, k.work());
 }
 
-// symmetric with tiles of T (kernels::symmetric<T>) after the same coordinate-major copy as the
-// workload's, verified like its result.
+// direct's forms: the flat form with K entries per thread (kernels::direct_flat), or with K = 0
+// the team form (kernels::direct_team, the form devices ran before the flat one); with R > 1, R
+// rows and K columns a thread (kernels::direct_block).
+template <int K, class Space, int R = 1>
+void distance_direct_form(benchmark::State& state) {
+  distance_form<Space>(state, "direct", [](const Space& space, const auto& coordinates, const auto& out,
+                                           std::int64_t rows, int dim) {
+    if constexpr (K == 0) {
+      distance::kernels::direct_team(space, coordinates, out, 0, rows, dim, false);
+    } else if constexpr (R > 1) {
+      distance::kernels::direct_block<R, K>(space, coordinates, out, 0, rows, dim, false);
+    } else {
+      distance::kernels::direct_flat<K>(space, coordinates, out, 0, rows, dim, false);
+    }
+  });
+}
+
+// symmetric with tiles of T (kernels::symmetric<T>).
 template <int T, class Space>
 void distance_symmetric_form(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  distance::Params p;
-  distance::Kernel<float, Space> k(p, "symmetric", n);
-  k.generate_inputs(42);
-  for (Transferable* f : k.inputs()) f->copy_to_device();
-  Kokkos::View<float**, Kokkos::LayoutLeft, typename Space::memory_space> coordinates("coordinates", n, p.dim);
-  const Space space;
-  time_iterations(state, space, [&] {
-    distance::kernels::coordinate_major(space, k.points().device, coordinates, p.dim);
-    distance::kernels::symmetric<T>(space, coordinates, k.distances().device, p.dim, false);
+  distance_form<Space>(state, "symmetric", [](const Space& space, const auto& coordinates, const auto& out,
+                                              std::int64_t, int dim) {
+    distance::kernels::symmetric<T>(space, coordinates, out, dim, false);
   });
-  k.distances().copy_to_host();
-  const Verification v = k.verify(std::nullopt);
-  if (!v.passed) state.SkipWithError(("not verified: " + v.detail).c_str());
-  rate_counters(state, k.work());
+}
+
+// tiled's block form (kernels::tiled_blocks: a team per tile of rows x columns).
+template <class Space>
+void distance_tiled_blocks(benchmark::State& state) {
+  distance_form<Space>(state, "tiled", [](const Space& space, const auto& coordinates, const auto& out,
+                                          std::int64_t rows, int dim) {
+    distance::kernels::tiled_blocks(space, coordinates, out, 0, rows, dim, false);
+  });
 }
 
 }  // namespace
@@ -210,6 +215,9 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("distance-direct-block-r4-k8/float32/" + s).c_str(),
                                    distance_direct_form<8, Space, 4>)
+          ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      // tiled as a team per tile of 16 rows x 256 columns (the workload's: a team per 16 rows)
+      benchmark::RegisterBenchmark(("distance-tiled-blocks/float32/" + s).c_str(), distance_tiled_blocks<Space>)
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
       // symmetric's tiles: the workload's 32 x 32 (padded in scratch since 2026-11-30) and 64 x 64
       benchmark::RegisterBenchmark(("distance-symmetric-t32/float32/" + s).c_str(), distance_symmetric_form<32, Space>)

@@ -238,6 +238,42 @@ void expect_symmetric_tiles_equal_direct(int dim, std::size_t n) {
 }
 }  // namespace
 
+namespace {
+// tiled's block form (a team per tile of rows x columns) gives direct's rows bit for bit: one
+// tile and several (dim 7 and 1 outrun a host tile's columns), row counts not a multiple of the
+// block, a block starting inside the matrix.
+template <class Space>
+void expect_tiled_blocks_equal_direct(int dim, std::size_t n, std::int64_t row0, std::int64_t rows) {
+  distance::Params p;
+  p.dim = dim;
+  distance::Kernel<float, Space> k(p, "direct", n);
+  k.generate_inputs(8);
+  k.points().copy_to_device();
+  const Space space;
+  using Memory = typename Space::memory_space;
+  Kokkos::View<float**, Kokkos::LayoutLeft, Memory> coordinates("coordinates", n, dim);
+  Kokkos::View<float**, Kokkos::LayoutRight, Memory> blocks("blocks", rows, n), direct("direct", rows, n);
+  Kokkos::deep_copy(blocks, -1.0f);
+  distance::kernels::coordinate_major(space, k.points().device, coordinates, dim);
+  distance::kernels::tiled_blocks(space, coordinates, blocks, row0, rows, dim, false);
+  distance::kernels::direct(space, coordinates, direct, row0, rows, dim, false);
+  const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), blocks);
+  const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), direct);
+  std::size_t differing = 0;
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < n; ++j) differing += a(i, j) != b(i, j);
+  EXPECT_EQ(differing, 0u) << "dim " << dim << ", n " << n << ", rows " << row0 << " + " << rows;
+}
+}  // namespace
+
+TYPED_TEST(DistanceTest, TiledBlocksGiveDirectsRowsExactly) {
+  expect_tiled_blocks_equal_direct<TypeParam>(3, 1, 0, 1);
+  expect_tiled_blocks_equal_direct<TypeParam>(3, 300, 0, 300);
+  expect_tiled_blocks_equal_direct<TypeParam>(7, 3000, 37, 20);
+  expect_tiled_blocks_equal_direct<TypeParam>(1, 5000, 0, 17);
+  expect_tiled_blocks_equal_direct<TypeParam>(2, 700, 3, 33);
+}
+
 TYPED_TEST(DistanceTest, SymmetricTilesGiveDirectsMatrixExactly) {
   for (int dim : {1, 3, 7})
     for (std::size_t n : {1, 31, 32, 33, 64, 65, 200}) {

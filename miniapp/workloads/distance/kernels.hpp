@@ -251,15 +251,19 @@ int scratch_level(const Policy& policy, std::size_t bytes) {
   return bytes <= static_cast<std::size_t>(policy.scratch_size_max(0)) ? 0 : 1;
 }
 
+// A tile of column points in team scratch, coordinate-major like the points, so a row's pass over
+// the tile reads it contiguously.
+template <class Scalar, class Space>
+using ColumnTile = Kokkos::View<Scalar**, Kokkos::LayoutLeft, typename Space::scratch_memory_space,
+                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
 template <int Dim, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
 void tiled_rows(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
                 int runtime_dim, bool squared) {
   const int dim = Dim > 0 ? Dim : runtime_dim;
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
   using Scalar = typename Out::non_const_value_type;
-  // Coordinate-major like the points, so a row's pass over the tile reads it contiguously.
-  using Tile = Kokkos::View<Scalar**, Kokkos::LayoutLeft, typename Space::scratch_memory_space,
-                            Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Tile = ColumnTile<Scalar, Space>;
   const auto n = static_cast<std::int64_t>(points.extent(0));
   const int columns = tile_columns<Scalar, Space>(dim);
   auto policy = row_policy(space, rows, kTileRows);

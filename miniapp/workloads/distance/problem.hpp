@@ -12,6 +12,7 @@
 #include "miniapp/workloads/distance/params.hpp"
 #include "miniapp/workloads/distance/reference.hpp"
 #include "miniapp/workloads/distance/symmetric.hpp"
+#include "miniapp/workloads/distance/tiled_blocks.hpp"
 
 #include <algorithm>
 #include <cmath>
