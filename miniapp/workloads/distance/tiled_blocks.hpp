@@ -12,10 +12,10 @@ namespace miniapp::distance::kernels {
 
 // tiled's device form, prepared (not the workload's until a GPU has timed it): a team per block of
 // kTileRows rows x tile_columns columns, the league over both, so each team loads its column
-// points into scratch once (no barrier after) and the device gets rows / 16 x n / 256 teams. The
-// row form above gives rows / 16 teams that each walk every tile with two barriers a tile: at
-// n = 4096, 256 teams of 256 threads, a quarter of an H200's resident threads; it took 315 us on
-// the H200 (2026-11-29) against direct's 53. The same arithmetic, so the same bits as direct.
+// points into scratch once (no barrier after) and the device gets rows / 16 x n / 256 teams.
+// kernels.hpp's tiled_rows gives rows / 16 teams that each walk every tile with two barriers a
+// tile: at n = 4096, 256 teams of 256 threads, a quarter of an H200's resident threads; it took
+// 315 us on the H200 (2026-11-29) against direct's 53. The same arithmetic, so direct's bits.
 template <int Dim, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
 void tiled_block_teams(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
                        int runtime_dim, bool squared) {
@@ -53,7 +53,7 @@ void tiled_block_teams(const Space& space, const Points& points, const Out& out,
       });
 }
 
-
+// tiled_block_teams for any dimension (benchmark distance-tiled-blocks, the unit tests).
 template <class Space, class Points, class Out>
 void tiled_blocks(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
                   int dim, bool squared) {
