@@ -212,60 +212,62 @@ TYPED_TEST(DistanceTest, DirectAndTiledAgreeExactlyAcrossDimensions) {
 }
 
 namespace {
-// symmetric's tiles of 32 (the workload's) and 64 give direct's matrix bit for bit: orders below,
-// at and around a tile, across dimensions; an entry either misses stays -1 and fails it.
-template <int T, class Space>
-void expect_symmetric_tiles_equal_direct(int dim, std::size_t n) {
+// Entries of rows [row0, row0 + rows) where a form of the matrix (form(space, coordinates, out,
+// row0, rows, dim) into the rows' own View) differs from direct's on the same coordinate-major
+// points; an entry the form misses stays -1 and counts.
+template <class Space, class Form>
+std::size_t entries_unlike_direct(int dim, std::size_t n, std::int64_t row0, std::int64_t rows, std::uint64_t seed,
+                                  const Form& form) {
   distance::Params p;
   p.dim = dim;
   distance::Kernel<float, Space> k(p, "direct", n);
-  k.generate_inputs(5);
+  k.generate_inputs(seed);
   k.points().copy_to_device();
   const Space space;
   using Memory = typename Space::memory_space;
   Kokkos::View<float**, Kokkos::LayoutLeft, Memory> coordinates("coordinates", n, dim);
-  Kokkos::View<float**, Kokkos::LayoutRight, Memory> sym("symmetric", n, n), direct("direct", n, n);
-  Kokkos::deep_copy(sym, -1.0f);
+  Kokkos::View<float**, Kokkos::LayoutRight, Memory> formed("form", rows, n), direct("direct", rows, n);
+  Kokkos::deep_copy(formed, -1.0f);
   distance::kernels::coordinate_major(space, k.points().device, coordinates, dim);
-  distance::kernels::symmetric<T>(space, coordinates, sym, dim, false);
-  distance::kernels::direct(space, coordinates, direct, 0, static_cast<std::int64_t>(n), dim, false);
-  const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sym);
-  const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), direct);
-  std::size_t differing = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < n; ++j) differing += a(i, j) != b(i, j);
-  EXPECT_EQ(differing, 0u) << "tiles of " << T << ", dim " << dim << ", n " << n;
-}
-}  // namespace
-
-namespace {
-// tiled's block form (a team per tile of rows x columns) gives direct's rows bit for bit: one
-// tile and several (dim 7 and 1 outrun a host tile's columns), row counts not a multiple of the
-// block, a block starting inside the matrix.
-template <class Space>
-void expect_tiled_blocks_equal_direct(int dim, std::size_t n, std::int64_t row0, std::int64_t rows) {
-  distance::Params p;
-  p.dim = dim;
-  distance::Kernel<float, Space> k(p, "direct", n);
-  k.generate_inputs(8);
-  k.points().copy_to_device();
-  const Space space;
-  using Memory = typename Space::memory_space;
-  Kokkos::View<float**, Kokkos::LayoutLeft, Memory> coordinates("coordinates", n, dim);
-  Kokkos::View<float**, Kokkos::LayoutRight, Memory> blocks("blocks", rows, n), direct("direct", rows, n);
-  Kokkos::deep_copy(blocks, -1.0f);
-  distance::kernels::coordinate_major(space, k.points().device, coordinates, dim);
-  distance::kernels::tiled_blocks(space, coordinates, blocks, row0, rows, dim, false);
+  form(space, coordinates, formed, row0, rows, dim);
   distance::kernels::direct(space, coordinates, direct, row0, rows, dim, false);
-  const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), blocks);
+  const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), formed);
   const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), direct);
   std::size_t differing = 0;
   for (std::int64_t i = 0; i < rows; ++i)
     for (std::size_t j = 0; j < n; ++j) differing += a(i, j) != b(i, j);
-  EXPECT_EQ(differing, 0u) << "dim " << dim << ", n " << n << ", rows " << row0 << " + " << rows;
+  return differing;
+}
+
+// symmetric's tiles of 32 (the workload's) and 64 give direct's whole matrix bit for bit.
+template <int T, class Space>
+void expect_symmetric_tiles_equal_direct(int dim, std::size_t n) {
+  const auto rows = static_cast<std::int64_t>(n);
+  EXPECT_EQ(entries_unlike_direct<Space>(dim, n, 0, rows, 5,
+                                         [](const Space& space, const auto& coordinates, const auto& out, std::int64_t,
+                                            std::int64_t, int d) {
+                                           distance::kernels::symmetric<T>(space, coordinates, out, d, false);
+                                         }),
+            0u)
+      << "tiles of " << T << ", dim " << dim << ", n " << n;
+}
+
+// tiled's block form (a team per tile of rows x columns) gives direct's rows bit for bit.
+template <class Space>
+void expect_tiled_blocks_equal_direct(int dim, std::size_t n, std::int64_t row0, std::int64_t rows) {
+  EXPECT_EQ(entries_unlike_direct<Space>(dim, n, row0, rows, 8,
+                                         [](const Space& space, const auto& coordinates, const auto& out,
+                                            std::int64_t first, std::int64_t count, int d) {
+                                           distance::kernels::tiled_blocks(space, coordinates, out, first, count, d,
+                                                                           false);
+                                         }),
+            0u)
+      << "dim " << dim << ", n " << n << ", rows " << row0 << " + " << rows;
 }
 }  // namespace
 
+// tiled's block form: one tile and several (dim 7 and 1 outrun a host tile's columns), row counts
+// not a multiple of the block, a block starting inside the matrix.
 TYPED_TEST(DistanceTest, TiledBlocksGiveDirectsRowsExactly) {
   expect_tiled_blocks_equal_direct<TypeParam>(3, 1, 0, 1);
   expect_tiled_blocks_equal_direct<TypeParam>(3, 300, 0, 300);
@@ -274,6 +276,7 @@ TYPED_TEST(DistanceTest, TiledBlocksGiveDirectsRowsExactly) {
   expect_tiled_blocks_equal_direct<TypeParam>(2, 700, 3, 33);
 }
 
+// symmetric: orders below, at and around a tile, across dimensions.
 TYPED_TEST(DistanceTest, SymmetricTilesGiveDirectsMatrixExactly) {
   for (int dim : {1, 3, 7})
     for (std::size_t n : {1, 31, 32, 33, 64, 65, 200}) {
