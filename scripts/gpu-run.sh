@@ -30,7 +30,7 @@
 #   scripts/gpu-run.sh BUNDLE [--budget SECONDS] [--arch sm_XX] [--backend cuda|host]
 #                             [--build-dir DIR] [--results DIR] [--decks D1.yaml,D2.yaml]
 #                             [--benchmarks copy,matrix,distance,solver,regression]
-#                             [--kokkos VERSION] [--skip STEP,STEP]
+#                             [--kokkos VERSION] [--skip STEP,STEP] [--kernels-first]
 #   scripts/gpu-run.sh --prebuilt [the same options but --arch]
 #
 #   BUNDLE      the bundle of scripts/bundle.sh (directory or .tar.xz)
@@ -52,6 +52,9 @@
 #   --skip      steps not to run, recorded as skipped: unit-tests, decks, advise, benchmarks,
 #               peers, kernel-times, profile (a second stack in the same sitting, say, whose code the
 #               first run's unit tests and peers already covered)
+#   --kernels-first  steps 3, 5 and 6 (benchmarks, kernel times, profile) right after the unit
+#               tests, then the decks, the advisor and the peers: a short device slot that decides
+#               kernel forms spends itself on the kernels, and what the budget leaves out is the decks
 #   --kokkos    build and run on the bundle's second Kokkos release (bundle.sh --kokkos-tarball),
 #               e.g. 4.6.01, instead of Debian's 3.4.01; the results directory's name ends in
 #               -kokkos-VERSION and its build directory is kept beside the 3.4.01 one
@@ -66,7 +69,7 @@ log() { printf '[gpu-run %3ds] %s\n' "$((SECONDS - START_SECONDS))" "$*" >&2; }
 usage_error() { echo "gpu-run: $*" >&2; exit 2; }
 
 BUNDLE=""; BUDGET=540; ARCH=""; BACKEND=cuda; BUILD=""; RESULTS="$ROOT/docs/results"; DECKS=""
-BENCHMARKS="copy,matrix,distance,solver,regression"; KOKKOS_RELEASE=""; PREBUILT=0; SKIP=""
+BENCHMARKS="copy,matrix,distance,solver,regression"; KOKKOS_RELEASE=""; PREBUILT=0; SKIP=""; KERNELS_FIRST=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --budget|--arch|--backend|--build-dir|--results|--decks|--benchmarks|--kokkos|--skip)
@@ -78,6 +81,7 @@ while [ $# -gt 0 ]; do
       esac
       shift ;;
     --prebuilt) PREBUILT=1 ;;
+    --kernels-first) KERNELS_FIRST=1 ;;
     -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
     -*) usage_error "unknown option '$1' (try --help)" ;;
     *) [ -z "$BUNDLE" ] || usage_error "more than one bundle given"; BUNDLE=$1 ;;
@@ -204,20 +208,10 @@ run_step() {
 } >"$OUT/run.env"
 [ "$BACKEND" = cuda ] && { nvidia-smi -q >"$OUT/nvidia-smi-before.txt" 2>&1 || true; }
 
-# 1. The build (Kokkos and the project; quick when already built from this bundle).
-arch_args=(); [ -n "$ARCH" ] && arch_args=(--arch "$ARCH")
-[ -n "$KOKKOS_RELEASE" ] && arch_args+=(--kokkos "$KOKKOS_RELEASE")
-build_command=("$ROOT/scripts/build-offline.sh" "$BUNDLE" --backend "$BACKEND" "${arch_args[@]}" --build-dir "$BUILD")
-[ "$PREBUILT" = 1 ] && build_command=("$ROOT/scripts/lib/check-prebuilt.sh" "$BUILD")
-if ! run_step build 420 "$OUT/logs/build.log" "${build_command[@]}"; then
-  log "the build failed: nothing to run (see $OUT/logs/build.log)"
-else
-  cp "$BUILD/offline-build.env" "$OUT/build.env"
-  BIN="$BUILD/project/bin"
-  export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)} OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}
-  echo "omp=OMP_NUM_THREADS=$OMP_NUM_THREADS OMP_PROC_BIND=$OMP_PROC_BIND OMP_PLACES=$OMP_PLACES" >>"$OUT/run.env"
+# The steps after the build, one function each (called in the order chosen at the end).
 
-  # 2. Unit tests on every compiled space (JUnit XML where this CMake writes it: 3.21 and later).
+# 2. Unit tests on every compiled space (JUnit XML where this CMake writes it: 3.21 and later).
+unit_tests_step() {
   junit=(); cmake_minor=$(cmake --version | sed -nE '1s/.* ([0-9]+)\.([0-9]+).*/\1 \2/p')
   read -r cm_major cm_minor <<<"$cmake_minor"
   if [ "${cm_major:-0}" -gt 3 ] || { [ "${cm_major:-0}" -eq 3 ] && [ "${cm_minor:-0}" -ge 21 ]; }; then
@@ -242,8 +236,10 @@ else
   run_step unit-tests 150 "$OUT/logs/unit-tests.log" \
     bash -c 'cd "$1" && shift && exec ctest "$@"' ctest "$BUILD/project" \
     -L unit "${unit_exclude[@]}" --output-on-failure --timeout 120 "${junit[@]}"
+}
 
-  # 3. The decks, device space against host space; seed 000 once more at the GPU size.
+# 3. The decks, device space against host space; seed 000 once more at the GPU size.
+decks_step() {
   for deck in "${deck_list[@]}"; do
     stem=$(basename "$deck" .yaml)
     run_step "deck:$stem" 75 "$OUT/logs/$stem.log" \
@@ -262,15 +258,19 @@ else
       "$BIN/miniapp" "$seed001" --spaces "$HOST_SPACE,$DEVICE_SPACE" --sizes 4096 \
       -o "$OUT/decks/solver-seed001-one-large-system-4096" -q
   fi
+}
 
-  # The advisor's sweep, device against host threads 1, 2, 4, ..., and its answer (issue: how many
-  # host cores match one device, measured).
+# The advisor's sweep, device against host threads 1, 2, 4, ..., and its answer (issue: how many
+# host cores match one device, measured).
+advise_step() {
   if [ -z "$DECKS" ] && [ -f "$ROOT/input/advise.yaml" ]; then
     run_step advise 150 "$OUT/logs/advise.log" bash -c '"$1" "$2" --spaces "$3" -o "$4" -q && "$1" advise "$4" >"$5"' \
       advise "$BIN/miniapp" "$ROOT/input/advise.yaml" "$HOST_SPACE,$DEVICE_SPACE" "$OUT/advise" "$OUT/advise.txt"
   fi
+}
 
-  # 4. Benchmarks of the device space, one run per workload so a timeout costs one file.
+# 4. Benchmarks of the device space, one run per workload so a timeout costs one file.
+benchmarks_step() {
   for part in "${bench_parts[@]}"; do
     filter="^$part.*/$DEVICE_SPACE/"
     # copy: the bounds, on both spaces: the copy, every fill (the fastest is the distance's bound),
@@ -288,8 +288,10 @@ else
       --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
       "--benchmark_out=$OUT/benchmarks/$part.json" --benchmark_out_format=json
   done
+}
 
-  # 5. The peers: the seeds' NumPy forms on the host space beside the mini-app, same run.
+# 5. The peers: the seeds' NumPy forms on the host space beside the mini-app, same run.
+peers_step() {
   if ! python3 -c 'import numpy' >/dev/null 2>&1; then
     printf 'peers\tskipped\t0\t\tNumPy does not import in %s\n' "$(command -v python3)" >>"$STEPS"
   else
@@ -299,20 +301,47 @@ else
       --space "$HOST_SPACE" --threads "$OMP_NUM_THREADS" "${peer_size[@]}" --gpu-peers --gpu-space "$DEVICE_SPACE" \
       --markdown "$OUT/peers.md" --json "$OUT/peers.json"
   fi
+}
 
-  # 6. Where each compute phase's time goes, kernel by kernel (fenced: a profile, not a benchmark).
+# 6. Where each compute phase's time goes, kernel by kernel (fenced: a profile, not a benchmark).
+kernel_times_step() {
   if [ -z "$DECKS" ] && [ -f "$ROOT/input/kernel-times.yaml" ]; then
     cases=(); [ "$BACKEND" = host ] && cases=(--case 'batched-*')  # a rehearsal: the small cases
     run_step kernel-times 120 "$OUT/logs/kernel-times.log" \
       "$BIN/miniapp" "$ROOT/input/kernel-times.yaml" --kernel-times --spaces "$DEVICE_SPACE" "${cases[@]}" \
       -o "$OUT/kernel-times"
   fi
+}
 
-  # 7. Which bound the open targets' kernels hit (Nsight Compute: counters, not times).
+# 7. Which bound the open targets' kernels hit (Nsight Compute: counters, not times).
+profile_step() {
   if [ "$BACKEND" != cuda ]; then
     printf 'profile\tskipped\t0\t\tno GPU to profile in a host rehearsal\n' >>"$STEPS"
   else
     SKIP_RC=3 run_step profile 150 "$OUT/logs/profile.log" "$ROOT/scripts/profile-kernels.sh" "$BIN" "$OUT/profile"
+  fi
+}
+
+# 1. The build (Kokkos and the project; quick when already built from this bundle).
+arch_args=(); [ -n "$ARCH" ] && arch_args=(--arch "$ARCH")
+[ -n "$KOKKOS_RELEASE" ] && arch_args+=(--kokkos "$KOKKOS_RELEASE")
+build_command=("$ROOT/scripts/build-offline.sh" "$BUNDLE" --backend "$BACKEND" "${arch_args[@]}" --build-dir "$BUILD")
+[ "$PREBUILT" = 1 ] && build_command=("$ROOT/scripts/lib/check-prebuilt.sh" "$BUILD")
+if ! run_step build 420 "$OUT/logs/build.log" "${build_command[@]}"; then
+  log "the build failed: nothing to run (see $OUT/logs/build.log)"
+else
+  cp "$BUILD/offline-build.env" "$OUT/build.env"
+  BIN="$BUILD/project/bin"
+  export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)} OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}
+  echo "omp=OMP_NUM_THREADS=$OMP_NUM_THREADS OMP_PROC_BIND=$OMP_PROC_BIND OMP_PLACES=$OMP_PLACES" >>"$OUT/run.env"
+
+  # The steps in their order: with --kernels-first the benchmarks, the kernel times and the profile
+  # come before the decks and the advisor, so a short slot spends itself on the kernels.
+  unit_tests_step
+  if [ "$KERNELS_FIRST" = 1 ]; then
+    benchmarks_step; kernel_times_step; profile_step; decks_step; advise_step; peers_step
+  else
+    decks_step; advise_step; benchmarks_step; peers_step; kernel_times_step; profile_step
   fi
 fi
 

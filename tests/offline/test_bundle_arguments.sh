@@ -68,6 +68,19 @@ if [[ "$steps" == *$'unit-tests\tskipped\t0\t\t--skip unit-tests'* ]] && [[ "$st
    [[ "$steps" == *$'benchmarks:solver\tok'* ]]; then
   echo "ok: gpu-run.sh --skip records the skipped steps and runs the rest"
 else echo "FAIL: gpu-run.sh --skip unit-tests,peers: steps.tsv reads: $steps"; failures=$((failures + 1)); fi
+# gpu-run.sh --kernels-first: the benchmarks, the kernel times and the profile step right after
+# the unit tests, then every deck (a short budget then leaves out decks, not kernels); without it,
+# the decks come first.
+order_args=(--prebuilt --backend host --build-dir "$tmp/hostfake" --skip unit-tests,peers,advise --benchmarks solver)
+step_order() { cut -f1 "$1"/*/steps.tsv | grep -E '^(deck:|benchmarks:|kernel-times|profile)' | tr '\n' ' '; }
+expect 0 "kernel-times" "$G" "${order_args[@]}" --kernels-first --results "$tmp/kf"
+expect 0 "kernel-times" "$G" "${order_args[@]}" --results "$tmp/dk"
+kf=$(step_order "$tmp/kf"); dk=$(step_order "$tmp/dk")
+decks=$(find "$SRC/input" -maxdepth 1 -name '*.yaml' ! -name quickstart.yaml ! -name advise.yaml ! -name kernel-times.yaml | wc -l)
+if [[ "$kf" == "benchmarks:solver kernel-times profile deck:"* ]] && [[ "$dk" == "deck:"*" benchmarks:solver kernel-times profile " ]] &&
+   [ "$(grep -o 'deck:' <<<"$kf" | wc -l)" -eq "$decks" ] && [ "$(grep -o 'deck:' <<<"$dk" | wc -l)" -eq "$decks" ]; then
+  echo "ok: gpu-run.sh --kernels-first runs the benchmarks, kernel times and profile before the decks"
+else echo "FAIL: gpu-run.sh --kernels-first: order $kf; default order $dk"; failures=$((failures + 1)); fi
 # gpu-run.sh --prebuilt without miniapp_jobs_tests (pack-prebuilt.sh leaves it out): unit.jobs is
 # left out of the unit step and recorded as skipped; with the program there, it runs.
 printf 'add_test(unit.jobs "%s")\nset_tests_properties(unit.jobs PROPERTIES LABELS "unit")\n' \
