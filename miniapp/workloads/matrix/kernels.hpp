@@ -48,54 +48,16 @@ void fill_device(const Space& space, const View& out, std::uint64_t seed, std::s
       });
 }
 
-// z = x ** y or x * y with K elements per thread, shaped for GPUs: thread e takes elements e,
-// e + q, ..., e + (K - 1) q (q = ceil(total / K)), so that neighbouring threads still touch
-// neighbouring elements in each of their K loads and every thread has K loads in flight instead
-// of one. `elementwise` runs it with K = kDeviceElementsPerThread on device spaces. On the H200
-// (3 x 2^24 float32 per array, Kokkos 3.4.01 and 4.6.01 alike, one sitting): x * y 3.96 TB/s
-// with K = 4 (99% of the vendor's device copy) against 2.40 TB/s with one element per thread on
-// 4.6.01 and 1.24 TB/s on 3.4.01; x ** y 2.98 TB/s with K = 4 and K = 8 alike (2.30 and
-// 1.24 TB/s with one). Benchmarks matrix-elementwise-*-k<K> time each K beside the workload.
-template <int K, class Space, class View, MINIAPP_KERNEL_UNIT>
-void elementwise_strided(const Space& space, Operation op, const View& x, const View& y, const View& z) {
-  static_assert(K >= 1 && K <= 16, "elements per thread");
-  using Scalar = typename View::value_type;
-  const Scalar* xs = x.data();
-  const Scalar* ys = y.data();
-  Scalar* zs = z.data();
-  const auto total = static_cast<std::int64_t>(z.span());
-  const std::int64_t q = (total + K - 1) / K;
-  const bool power = op == Operation::Power;
-  Kokkos::parallel_for(
-      "matrix::elementwise-strided", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, q),
-      KOKKOS_LAMBDA(const std::int64_t e) {
-        Scalar a[K], b[K];
-        for (int k = 0; k < K; ++k) {
-          const std::int64_t i = e + k * q;
-          a[k] = i < total ? xs[i] : Scalar(1);
-          b[k] = i < total ? ys[i] : Scalar(1);
-        }
-        for (int k = 0; k < K; ++k) {
-          const std::int64_t i = e + k * q;
-          if (i < total) zs[i] = power ? compat::math::pow(a[k], b[k]) : a[k] * b[k];
-        }
-      });
-}
-
-// Elements per thread of `elementwise` on device spaces (elementwise_strided).
-inline constexpr int kDeviceElementsPerThread = 4;
-
-// elementwise_strided in R rounds of K elements a thread, each round's loads issued before the
-// previous round is computed, so that a thread's loads are in flight while it computes pow (in
-// the strided form every thread first waits for all its loads, then computes, then stores). On
-// the H200 `x ** y` stops at 75% of the vendor copy with K = 4 and 8 alike, where `x * y` reaches
-// 99%: pow's ~80 instructions an element take about as long as the bytes, and overlap, not loads
-// in flight, is what is missing. Round r of thread e takes elements e + (r K + k) q, k < K
-// (q = ceil(total / (K R))): neighbouring threads touch neighbouring elements in every load.
-// Prepared, not measured (matrix-elementwise-power-pipelined-*); `elementwise` keeps the strided form.
+// z = x ** y or x * y in R rounds of K elements a thread, shaped for GPUs: round r of thread e
+// takes elements e + (r K + k) q, k < K (q = ceil(total / (K R))), so that neighbouring threads
+// touch neighbouring elements in every load and every thread has K loads in flight instead of
+// one; each round's loads are issued before the previous round is computed, so that a thread's
+// loads are in flight while it computes pow. One round is elementwise_strided, more are
+// elementwise_pipelined: the two differ in their kernel's label only.
 template <int K, int R, class Space, class View, MINIAPP_KERNEL_UNIT>
-void elementwise_pipelined(const Space& space, Operation op, const View& x, const View& y, const View& z) {
-  static_assert(K >= 1 && K <= 8 && R >= 2 && R <= 16, "elements a round, rounds");
+void elementwise_rounds(const char* label, const Space& space, Operation op, const View& x, const View& y,
+                        const View& z) {
+  static_assert(K >= 1 && K <= 16 && R >= 1 && R <= 16 && K * R <= 64, "elements a round, rounds");
   using Scalar = typename View::value_type;
   const Scalar* xs = x.data();
   const Scalar* ys = y.data();
@@ -104,7 +66,7 @@ void elementwise_pipelined(const Space& space, Operation op, const View& x, cons
   const std::int64_t q = (total + K * R - 1) / (K * R);
   const bool power = op == Operation::Power;
   Kokkos::parallel_for(
-      "matrix::elementwise-pipelined", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, q),
+      label, Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, q),
       KOKKOS_LAMBDA(const std::int64_t e) {
         Scalar a[R][K], b[R][K];  // every round unrolled: registers
         MINIAPP_UNROLL
@@ -132,6 +94,30 @@ void elementwise_pipelined(const Space& space, Operation op, const View& x, cons
           }
         }
       });
+}
+
+// One round of K elements a thread: every load, then every value. `elementwise` runs it with K =
+// kDeviceElementsPerThread on device spaces. On the H200 (3 x 2^24 float32 per array, Kokkos
+// 3.4.01 and 4.6.01 alike, one sitting): x * y 3.96 TB/s with K = 4 (99% of the vendor's device
+// copy) against 2.40 TB/s with one element per thread on 4.6.01 and 1.24 TB/s on 3.4.01; x ** y
+// 2.98 TB/s with K = 4 and K = 8 alike (2.30 and 1.24 TB/s with one). Benchmarks
+// matrix-elementwise-*-k<K> time each K beside the workload.
+template <int K, class Space, class View, MINIAPP_KERNEL_UNIT>
+void elementwise_strided(const Space& space, Operation op, const View& x, const View& y, const View& z) {
+  elementwise_rounds<K, 1, Space, View, KernelUnit>("matrix::elementwise-strided", space, op, x, y, z);
+}
+
+// Elements per thread of `elementwise` on device spaces (elementwise_strided).
+inline constexpr int kDeviceElementsPerThread = 4;
+
+// R >= 2 rounds (prepared). On the H200 `x ** y` stops at 75% of the vendor copy with K = 4 and 8
+// alike, where `x * y` reaches 99%: pow's ~80 instructions an element take about as long as the
+// bytes, and overlap, not loads in flight, is what is missing. Not measured yet
+// (matrix-elementwise-power-pipelined-*); `elementwise` keeps the strided form.
+template <int K, int R, class Space, class View, MINIAPP_KERNEL_UNIT>
+void elementwise_pipelined(const Space& space, Operation op, const View& x, const View& y, const View& z) {
+  static_assert(R >= 2, "one round is elementwise_strided");
+  elementwise_rounds<K, R, Space, View, KernelUnit>("matrix::elementwise-pipelined", space, op, x, y, z);
 }
 
 // Elements one host thread's vector pow handles per iteration: large enough that the loop's
