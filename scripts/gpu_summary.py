@@ -164,7 +164,7 @@ class Run:
             parts = name.split("/")
             if len(parts) < 3 or parts[0] != prefix or parts[2] != space:
                 continue
-            if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+            if not issue_targets.is_median(b):
                 continue
             rate = b.get("GB/s")
             if rate is not None:
@@ -372,7 +372,7 @@ def section_benchmarks(run):
     errored = set()
     solved_again = {}  # dense-blocked's resident leaves given up (benchmarks/bench_solver.cpp)
     for part, b in run.benchmarks:
-        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+        if not issue_targets.is_median(b):
             continue
         name = b.get("run_name", b.get("name", "?"))
         if b.get("solved_again"):

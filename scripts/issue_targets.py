@@ -39,11 +39,17 @@ class Timed:
         self.family, self.precision, self.args = parts[0], parts[1], tuple(parts[3:])
 
 
+def is_median(b):
+    """Whether a Google Benchmark entry is what a summary reads: the median aggregate of
+    repetitions, or a plain run (a benchmark run once has no aggregates)."""
+    return not (b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median")
+
+
 def medians(benchmarks, space):
     """{name without /manual_time: Timed} of the space's benchmark medians (or only runs)."""
     out = {}
     for _, b in benchmarks:
-        if b.get("error_occurred") or (b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median"):
+        if b.get("error_occurred") or not is_median(b):
             continue
         name = b.get("run_name", b.get("name", ""))
         name = name[:-len("/manual_time")] if name.endswith("/manual_time") else name
