@@ -101,9 +101,11 @@ void distance_matrix(benchmark::State& state, const std::string& variant, const 
 }
 
 // One device form of a variant into the kernel's own matrix after the same coordinate-major copy
-// as the workload's, verified like its result: run(space, coordinates, out, rows, dim).
+// as the workload's, verified like its result: run(space, coordinates, out, rows, dim). A bound
+// probe (written false: the form's work without its stores, nothing to verify) reports its time
+// alone.
 template <class Space, class Run>
-void distance_form(benchmark::State& state, const char* variant, const Run& run) {
+void distance_form(benchmark::State& state, const char* variant, const Run& run, const bool written = true) {
   const auto n = static_cast<std::size_t>(state.range(0));
   distance::Params p;
   distance::Kernel<float, Space> k(p, variant, n);
@@ -116,6 +118,10 @@ void distance_form(benchmark::State& state, const char* variant, const Run& run)
     distance::kernels::coordinate_major(space, k.points().device, coordinates, p.dim);
     run(space, coordinates, out, static_cast<std::int64_t>(n), p.dim);
   });
+  if (!written) {
+    state.SetLabel("bound probe: the entries computed, not written");
+    return;
+  }
   k.distances().copy_to_host();
   const Verification v = k.verify(std::nullopt);
   if (!v.passed) state.SkipWithError(("not verified: " + v.detail).c_str());
@@ -137,6 +143,19 @@ void distance_direct_form(benchmark::State& state) {
       distance::kernels::direct_flat<K>(space, coordinates, out, 0, rows, dim, false);
     }
   });
+}
+
+// The flat form's bound probe: every entry computed as direct_flat<K> computes it, none written
+// (direct_flat<K, false>): its time against the form's and the fill's says whether the output's
+// bytes or the work bounds the form, where no hardware counters can be read.
+template <int K, class Space>
+void distance_direct_compute(benchmark::State& state) {
+  distance_form<Space>(
+      state, "direct",
+      [](const Space& space, const auto& coordinates, const auto& out, std::int64_t rows, int dim) {
+        distance::kernels::direct_flat<K, false>(space, coordinates, out, 0, rows, dim, false);
+      },
+      false);
 }
 
 // symmetric with tiles of T (kernels::symmetric<T>).
@@ -205,6 +224,9 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
       benchmark::RegisterBenchmark(("distance-direct-flat-k8/float32/" + s).c_str(), distance_direct_form<8, Space>)
           ->Arg(1024)->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("distance-direct-flat-k16/float32/" + s).c_str(), distance_direct_form<16, Space>)
+          ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("distance-direct-flat-k16-compute/float32/" + s).c_str(),
+                                   distance_direct_compute<16, Space>)
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
       // R rows and K columns a thread, each column point loaded once for R rows
       benchmark::RegisterBenchmark(("distance-direct-block-r2-k8/float32/" + s).c_str(),

@@ -83,6 +83,35 @@ void elementwise_k(benchmark::State& state, matrix::Operation op) {
   rate_counters(state, k.work());
 }
 
+// x ** y's bound probe on devices: the workload's threads (K elements each, as
+// elementwise_strided<K>) computing pow on values made from the element's index, with no array
+// read or written; a thread writes the sum of its powers only where it equals -total, which a sum
+// of powers of positive bases never does (and the compiler cannot know). Its time against the
+// workload's and `x * y`'s (the same bytes, next to no arithmetic) says whether pow's
+// instructions or the bytes bound `x ** y`, where no hardware counters can be read.
+template <int K, class Space, MINIAPP_KERNEL_UNIT>
+void power_compute(benchmark::State& state) {
+  const std::int64_t total = matrix::Params{}.rows * state.range(0), q = (total + K - 1) / K;
+  Kokkos::View<float*, typename Space::memory_space> sink("sink", 1);
+  const float never = -static_cast<float>(total);
+  const Space space;
+  time_iterations(state, space, [&] {
+    Kokkos::parallel_for(
+        "bench::power-compute", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, q),
+        KOKKOS_LAMBDA(const std::int64_t e) {
+          float sum = 0;
+          for (int k = 0; k < K; ++k) {
+            const std::int64_t i = e + k * q;  // x in [0.5, 1.5), y in [-1, 1), as the inputs' ranges
+            const float x = 0.5f + static_cast<float>(i & 1023) * (1.0f / 1024), y =
+                static_cast<float>((i >> 10) & 1023) * (1.0f / 512) - 1.0f;
+            sum += compat::math::pow(x, y);
+          }
+          if (sum == never) sink(0) = sum;
+        });
+  });
+  state.SetLabel("bound probe: pow computed, no array read or written");
+}
+
 // gemm-tiled's tile shape, as the benchmarks label it.
 std::string tile_label(const matrix::TileShape& t) {
   return "tile " + std::to_string(t.m) + "x" + std::to_string(t.n) + "x" + std::to_string(t.k);
@@ -175,6 +204,9 @@ MINIAPP_BENCHMARKS(register_matrix_benchmarks) {
       strided("matrix-elementwise-power-pipelined-k1-r8", elementwise_k<1, Space, 8>, matrix::Operation::Power);
       strided("matrix-elementwise-power-pipelined-k2-r8", elementwise_k<2, Space, 8>, matrix::Operation::Power);
       strided("matrix-elementwise-power-pipelined-k4-r4", elementwise_k<4, Space, 4>, matrix::Operation::Power);
+      benchmark::RegisterBenchmark(("matrix-elementwise-power-compute/float32/" + s).c_str(),
+                                   power_compute<matrix::kDeviceElementsPerThread, Space>)
+          ->Arg(kElementwiseColumns)->UseManualTime()->Unit(benchmark::kMillisecond);
     }
     for (const char* variant : {"gemm-naive", "gemm-tiled", "gemm-kokkos-kernels"}) {
       if (std::string(variant) == "gemm-kokkos-kernels" && !compat::kHasKokkosKernels) continue;

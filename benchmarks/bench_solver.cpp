@@ -138,6 +138,39 @@ void batched_thread_in_registers(benchmark::State& state) {
                           });
 }
 
+// The register form's bound probe (orders up to kRegisterOrderMax): each thread solves a system
+// of order N made in its registers (a diagonally dominant A plus a value of the system's index, so
+// nothing folds and the pivots are where partial pivoting finds them), with the form's own
+// solve_registers and no View read or written; a thread writes the sum of its x only where it is
+// -(systems), which these solutions never give. Its time against the form's says whether the
+// elimination's instructions or the bytes bound it, where no hardware counters can be read.
+template <int N, class Space, class Sink, MINIAPP_KERNEL_UNIT>
+void registers_compute(const Space& space, const std::int64_t systems, const Sink& sink) {
+  const double tiny_factor = solver::tiny_pivot_factor<double>(N), never = -static_cast<double>(systems);
+  Kokkos::parallel_for(
+      "bench::batched-registers-compute", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, systems),
+      KOKKOS_LAMBDA(const std::int64_t s) {
+        const double d = static_cast<double>(s & 255) * (1.0 / 1024);
+        double sum = 0;
+        const int info = solver::solve_registers<N>(
+            [&](const int i, const int j) { return (i == j ? double(N + 1) : double((i * 3 + j * 5) % 7 - 3) * 0.1) + d; },
+            [&](const int i) { return double(i + 1) + d; }, [&](const int, const double v) { sum += v; }, tiny_factor);
+        if (sum == never || info < 0) sink(0) = sum;
+      });
+}
+
+template <class Space>
+void batched_thread_registers_compute(benchmark::State& state) {
+  const auto n = static_cast<int>(state.range(0));
+  const auto systems = static_cast<std::int64_t>(state.range(1));
+  Kokkos::View<double*, typename Space::memory_space> sink("sink", 1);
+  const Space space;
+  time_iterations(state, space, [&] {
+    solver::with_register_order(n, [&](auto order) { registers_compute<decltype(order)::value>(space, systems, sink); });
+  });
+  state.SetLabel("bound probe: systems made in registers, no View read or written");
+}
+
 // batched-thread's lanes mapping (Lanes) or column mapping, whatever the workload picks for n
 // (devices: columns up to kColumnOrderMax).
 template <bool Lanes, class Space>
@@ -290,10 +323,12 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
       // the device a warp per system): 4 at order 8, 1 at 32; 16 and 32 threads were slower at
       // both orders (docs/results/README.md)
       // batched-thread's two mappings above kRegisterOrderMax: the columns (the workload's up to
-      // kColumnOrderMax, 16) against the lanes there, and the lanes at 32 (the workload's above)
+      // kColumnOrderMax, 16) against the lanes there, and the lanes at 32 (the workload's above),
+      // also at 10^3 systems: fewer than the device holds at once, so the time is one system's
+      // latency, against 10^4's waves of them
       benchmark::RegisterBenchmark(("solver-batched-thread-lanes/float64/" + s).c_str(),
                                    batched_thread_mapping<true, Space>)
-          ->Args({16, 10000})->Args({32, 10000})->UseManualTime()->Unit(benchmark::kMillisecond);
+          ->Args({16, 10000})->Args({32, 10000})->Args({32, 1000})->UseManualTime()->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("solver-batched-thread-columns/float64/" + s).c_str(),
                                    batched_thread_mapping<false, Space>)
           ->Args({16, 10000})->UseManualTime()->Unit(benchmark::kMillisecond);
@@ -304,6 +339,9 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
                       benchmark::RegisterBenchmark(("solver-batched-thread-staged/float64/" + s).c_str(),
                                                    batched_thread_in_registers<true, Space>)})
         b->Args({8, 100000})->Args({10, 100000})->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("solver-batched-thread-registers-compute/float64/" + s).c_str(),
+                                   batched_thread_registers_compute<Space>)
+          ->Args({8, 100000})->Args({10, 100000})->UseManualTime()->Unit(benchmark::kMillisecond);
       threads("auto", batched_team_threads<-1, Space>);
       threads("t1", batched_team_threads<1, Space>);
       threads("t2", batched_team_threads<2, Space>);

@@ -23,11 +23,20 @@ Beside each workload's kernel, the fastest prepared form of the same benchmark f
 arguments (the `<name>-<form>` benchmarks; a dense form whose resident leaves were given up is
 left out), so that a sitting shows which form would meet a target. A target whose benchmarks did
 not run is a row that says so.
+
+Which bound each kernel hits, from times alone (where a machine gives no hardware counters): each
+bound probe (`<kernel>-compute`: the kernel's work with nothing written) beside its kernel and the
+time the kernel's bytes take at the probe's best stream rate. A kernel within 15% of the larger
+of the two overlaps them and is bound by that one; one taking 85% of their sum or more does them
+one after the other.
 """
 
 UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 STREAM_SHARE, DISTANCE_SHARE, READ_SHARE, BYTES_SHARE, VENDOR_RATIO = 0.85, 0.70, 0.70, 0.50, 3.0
 TRIAD_BYTES, TOLERANCE = 1.5, 1.15
+# Bound probes: a kernel within OVERLAPPED of the larger of its work alone and its bytes alone
+# overlaps them; one taking IN_TURN of their sum or more does one after the other.
+PROBE, OVERLAPPED, IN_TURN = "-compute", 1.15, 0.85
 
 
 class Timed:
@@ -74,9 +83,10 @@ def verdict(ok):
 
 
 def best_form(timed, family, precision, args, allow=lambda t: True):
-    """The fastest benchmark of family's forms (family-*) at the same precision and arguments."""
+    """The fastest benchmark of family's forms (family-*) at the same precision and arguments; a
+    bound probe (family-*-compute) computes no result and is no form."""
     forms = [t for t in timed.values() if t.family.startswith(family + "-") and t.precision == precision
-             and t.args == args and allow(t)]
+             and t.args == args and not t.family.endswith(PROBE) and allow(t)]
     return min(forms, key=lambda t: t.seconds, default=None)
 
 
@@ -229,6 +239,33 @@ def dense_rows(timed):
     return rows or [missing("dense-blocked within 3x of dense-vendor", "solver-dense-blocked beside solver-dense-vendor")]
 
 
+def probe_rows(timed, cal):
+    """Each bound probe (a benchmark family ending in -compute: its kernel's work with no output
+    written, benchmarks/bench_*.cpp) against its kernel (the same name without -compute) and the
+    time the kernel's bytes take at the probe's best stream rate: which of the two bounds it."""
+    rate = cal.stream_GBps if cal else 0
+    rows = []
+    for probe in sorted((t for t in timed.values() if t.family.endswith(PROBE)), key=lambda t: t.name):
+        kernel = timed.get(probe.name.replace(probe.family + "/", probe.family[:-len(PROBE)] + "/", 1))
+        if kernel is None:
+            continue
+        work = probe.seconds / kernel.seconds
+        if not (kernel.gbps and rate):
+            rows.append((kernel.name, fmt_s(kernel.seconds), f"{fmt_s(probe.seconds)} ({work:.0%})", "-",
+                         "no bytes or stream rate to set beside the work"))
+            continue
+        move = kernel.gbps / rate  # the bytes alone at the stream rate, as a share of the kernel's time
+        if kernel.seconds <= OVERLAPPED * max(probe.seconds, kernel.seconds * move):
+            reading = "overlapped: bound by its " + ("work" if work >= move else "bytes")
+        elif work + move >= IN_TURN:
+            reading = "work and bytes in turn, not overlapped"
+        else:
+            reading = "partly overlapped: neither the work nor the bytes alone takes its time"
+        rows.append((kernel.name, fmt_s(kernel.seconds), f"{fmt_s(probe.seconds)} ({work:.0%})",
+                     f"{fmt_s(kernel.seconds * move)} ({move:.0%}) at {rate:.0f} GB/s", reading))
+    return rows
+
+
 def rows_of(benchmarks, space, cal):
     timed = medians(benchmarks, space)
     return (streaming_rows(timed, cal) + distance_rows(timed) + regression_rows(timed, space) + batched_rows(timed, cal)
@@ -243,10 +280,18 @@ def section(benchmarks, space, cal, md_table):
         return f"{head}\n\nNo benchmark of `{space}` that a target reads finished in this run."
     met = sum(r[4] == "met" for r in rows)
     measured = sum(r[4] != "-" for r in rows)
-    return (f"{head}\n\nFrom this run's benchmark medians of `{space}` (data resident) and its calibration probe: "
+    text = (f"{head}\n\nFrom this run's benchmark medians of `{space}` (data resident) and its calibration probe: "
             f"{met} of {measured} measured targets met. Where a prepared form of the same benchmark was faster than "
             "the workload's kernel, it is named with its share.\n\n"
             + md_table(["target", "measured", "bound", "share", ""], rows))
+    probes = probe_rows(medians(benchmarks, space), cal)
+    if probes:
+        text += ("\n\nWhich bound, from times alone (no hardware counters needed): each bound probe runs its kernel's "
+                 "work with no output written; its time and the time the kernel's bytes take at the probe's best "
+                 f"stream rate, as shares of the kernel's. Within {OVERLAPPED - 1:.0%} of the larger of the two: "
+                 f"overlapped, bound by that one; {IN_TURN:.0%} of their sum or more: one after the other.\n\n"
+                 + md_table(["kernel", "time", "work alone", "bytes alone", "reading"], probes))
+    return text
 
 
 if __name__ == "__main__":

@@ -658,6 +658,48 @@ class IssueTargets(unittest.TestCase):
                          ("3800 GB/s, the probe's copy (no vendor copy measured)", "92%", "met"))
         self.assertNotIn("the probe's copy >= 85% of the vendor copy", rows)  # not against itself
 
+    def test_bound_probes_say_which_bound(self):
+        sys.path.insert(0, os.path.join(SOURCE_DIR, "scripts"))
+        import issue_targets  # noqa: E402
+        import gpu_summary  # noqa: E402
+        from miniapp_report import results  # noqa: E402
+        benchmarks = [
+            # bytes 3000 / 4000 GB/s: 75% (0.15 ms); work 60%: 1.33x the larger, their sum 135%
+            planted("matrix-elementwise-power/float32/cuda/16777216", 0.2, 3000.0),
+            planted("matrix-elementwise-power-compute/float32/cuda/16777216", 0.12),
+            # bytes 50%, work 90%: within 15% of the work
+            planted("distance-direct-flat-k16/float32/cuda/4096", 0.05, 2000.0),
+            planted("distance-direct-flat-k16-compute/float32/cuda/4096", 0.045),
+            planted("distance-direct/float32/cuda/4096", 0.06), planted("fill-flat-k8/float32/cuda/4096", 0.03),
+            planted("distance-direct-flat-k16-compute/float32/cuda/8192", 0.1),  # no kernel at 8192: no row
+            # bytes 25%, work 40%: 2.5x the larger, their sum 65%
+            planted("solver-batched-thread-registers/float64/cuda/8/100000", 0.05, 1000.0),
+            planted("solver-batched-thread-registers-compute/float64/cuda/8/100000", 0.02),
+            # bytes 95%, work 25%: within 15% of the bytes
+            planted("solver-batched-thread-registers/float64/cuda/10/100000", 0.04, 3800.0),
+            planted("solver-batched-thread-registers-compute/float64/cuda/10/100000", 0.01),
+            planted("solver-batched-thread-registers-compute/float64/openmp/10/100000", 0.5),  # another space
+        ]
+        cal = results.Calibration("cuda", {"vendor_copy": 4000.0}, {}, None, {}, "", None, "")
+        probes = {r[0]: r[1:] for r in issue_targets.probe_rows(issue_targets.medians(benchmarks, "cuda"), cal)}
+        self.assertEqual(probes["matrix-elementwise-power/float32/cuda/16777216"],
+                         ("200 us", "120 us (60%)", "150 us (75%) at 4000 GB/s", "work and bytes in turn, not overlapped"))
+        self.assertEqual(probes["distance-direct-flat-k16/float32/cuda/4096"][1:],
+                         ("45 us (90%)", "25 us (50%) at 4000 GB/s", "overlapped: bound by its work"))
+        self.assertEqual(probes["solver-batched-thread-registers/float64/cuda/8/100000"][3],
+                         "partly overlapped: neither the work nor the bytes alone takes its time")
+        self.assertEqual(probes["solver-batched-thread-registers/float64/cuda/10/100000"][1:],
+                         ("10 us (25%)", "38 us (95%) at 4000 GB/s", "overlapped: bound by its bytes"))
+        self.assertEqual(len(probes), 4)
+        # a probe computes no result: never a kernel's fastest form
+        direct = {r[0]: r[1:] for r in issue_targets.rows_of(benchmarks, "cuda", cal)}[
+            "distance direct >= 70% of writing the output, n = 4096"]
+        self.assertIn("fastest form 50 us (distance-direct-flat-k16/float32/cuda/4096", direct[0])
+        text = issue_targets.section(benchmarks, "cuda", cal, gpu_summary.md_table)
+        self.assertIn("| distance-direct-flat-k16/float32/cuda/4096 | 50 us | 45 us (90%) |", text)
+        self.assertNotIn("Which bound", issue_targets.section(benchmarks[:1] + benchmarks[2:3], "cuda", cal,
+                                                              gpu_summary.md_table))
+
     def test_the_committed_h200_run_gives_the_shares_worked_out_by_hand(self):
         run = os.path.join(SOURCE_DIR, "docs", "results", "nvidia-h200-2026-11-29-kokkos-4.6.01")
         out = os.path.join(tempfile.mkdtemp(prefix="targets-"), "summary.md")

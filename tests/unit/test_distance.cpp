@@ -276,6 +276,22 @@ TYPED_TEST(DistanceTest, TiledBlocksGiveDirectsRowsExactly) {
   expect_tiled_blocks_equal_direct<TypeParam>(2, 700, 3, 33);
 }
 
+// direct_flat<K, false>, the benchmarks' bound probe (distance-direct-flat-k16-compute): every
+// entry computed, none written, so each entry of its rows stays as it was.
+TYPED_TEST(DistanceTest, FlatFormsBoundProbeWritesNoEntry) {
+  for (const std::size_t n : {1, 40, 1000}) {
+    const auto rows = static_cast<std::int64_t>(n < 40 ? n : 40);
+    EXPECT_EQ(entries_unlike_direct<TypeParam>(3, n, 0, rows, 9,
+                                               [](const TypeParam& space, const auto& coordinates, const auto& out,
+                                                  std::int64_t first, std::int64_t count, int d) {
+                                                 distance::kernels::direct_flat<16, false>(space, coordinates, out,
+                                                                                           first, count, d, false);
+                                               }),
+              static_cast<std::size_t>(rows) * n)
+        << "n " << n;
+  }
+}
+
 // symmetric: orders below, at and around a tile, across dimensions.
 TYPED_TEST(DistanceTest, SymmetricTilesGiveDirectsMatrixExactly) {
   for (int dim : {1, 3, 7})

@@ -29,7 +29,11 @@ struct ColumnThreads {
       : n(points), q((points + k - 1) / k), threads(blocks * q), split(threads, q) {}
 };
 
-template <int K, int Dim, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
+// Store false (a benchmark's bound probe, distance-direct-flat-k<K>-compute): every entry
+// computed as with true, but a thread adds its K values and writes the sum only where it equals
+// -n, which a sum of distances never does: the form's work without the output's bytes, which the
+// compiler cannot drop since it cannot know that.
+template <int K, int Dim, bool Store = true, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
 void direct_flat_rows(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
                       int runtime_dim, bool squared) {
   static_assert(K >= 1 && K <= 16, "entries per thread");
@@ -49,18 +53,24 @@ void direct_flat_rows(const Space& space, const Points& points, const Out& out, 
           const std::int64_t j = c + k * q;
           s[k] = j < n ? squared_distance<Dim>(own, points, j, dim) : Scalar(0);
         }
+        Scalar sum = 0;  // Store false only
         for (int k = 0; k < K; ++k) {
           const std::int64_t j = c + k * q;
-          if (j < n) out(local, j) = squared ? s[k] : compat::math::sqrt(s[k]);
+          if (Store) {  // not `if constexpr`: nvcc's lambdas cannot first-capture inside one
+            if (j < n) out(local, j) = squared ? s[k] : compat::math::sqrt(s[k]);
+          } else {
+            sum += squared ? s[k] : compat::math::sqrt(s[k]);
+          }
         }
+        if (!Store && sum == -Scalar(n)) out(local, c) = sum;
       });
 }
 
-template <int K, class Space, class Points, class Out>
+template <int K, bool Store = true, class Space, class Points, class Out>
 void direct_flat(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
                  int dim, bool squared) {
   with_dimension(dim, [&](auto fixed) {
-    direct_flat_rows<K, decltype(fixed)::value>(space, points, out, row0, rows, dim, squared);
+    direct_flat_rows<K, decltype(fixed)::value, Store>(space, points, out, row0, rows, dim, squared);
   });
 }
 
