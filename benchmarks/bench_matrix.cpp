@@ -101,9 +101,9 @@ void power_compute(benchmark::State& state) {
         KOKKOS_LAMBDA(const std::int64_t e) {
           float sum = 0;
           for (int k = 0; k < K; ++k) {
-            const std::int64_t i = e + k * q;  // x in [0.5, 1.5), y in [-1, 1), as the inputs' ranges
-            const float x = 0.5f + static_cast<float>(i & 1023) * (1.0f / 1024), y =
-                static_cast<float>((i >> 10) & 1023) * (1.0f / 512) - 1.0f;
+            const std::int64_t i = e + k * q;  // x and y in (0, 1], as the inputs (positive_uniform)
+            const float x = static_cast<float>((i & 1023) + 1) * (1.0f / 1024),
+                        y = static_cast<float>(((i >> 10) & 1023) + 1) * (1.0f / 1024);
             sum += compat::math::pow(x, y);
           }
           if (sum == never) sink(0) = sum;
