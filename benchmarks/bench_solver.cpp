@@ -324,8 +324,9 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
       // both orders (docs/results/README.md)
       // batched-thread's two mappings above kRegisterOrderMax: the columns (the workload's up to
       // kColumnOrderMax, 16) against the lanes there, and the lanes at 32 (the workload's above),
-      // also at 10^3 systems: fewer than the device holds at once, so the time is one system's
-      // latency, against 10^4's waves of them
+      // also at 10^3 systems, fewer than an H200 holds at once (about 3200: six teams of four a
+      // multiprocessor by their scratch): bound by each system's latency, 10^3 take about one
+      // wave's time, a quarter of 10^4's four waves; bound by throughput, a tenth of 10^4's
       benchmark::RegisterBenchmark(("solver-batched-thread-lanes/float64/" + s).c_str(),
                                    batched_thread_mapping<true, Space>)
           ->Args({16, 10000})->Args({32, 10000})->Args({32, 1000})->UseManualTime()->Unit(benchmark::kMillisecond);
