@@ -266,8 +266,8 @@ def probe_rows(timed, cal):
     return rows
 
 
-def rows_of(benchmarks, space, cal):
-    timed = medians(benchmarks, space)
+def rows_of(timed, space, cal):
+    """The targets' rows from the space's medians (medians())."""
     return (streaming_rows(timed, cal) + distance_rows(timed) + regression_rows(timed, space) + batched_rows(timed, cal)
             + dense_rows(timed))
 
@@ -275,7 +275,8 @@ def rows_of(benchmarks, space, cal):
 def section(benchmarks, space, cal, md_table):
     """The summary's section: one row per target, its measurement, bound, share and verdict."""
     head = "## Against issue 27's targets"
-    rows = rows_of(benchmarks, space, cal)
+    timed = medians(benchmarks, space)
+    rows = rows_of(timed, space, cal)
     if not any(r[4] != "-" for r in rows):
         return f"{head}\n\nNo benchmark of `{space}` that a target reads finished in this run."
     met = sum(r[4] == "met" for r in rows)
@@ -284,7 +285,7 @@ def section(benchmarks, space, cal, md_table):
             f"{met} of {measured} measured targets met. Where a prepared form of the same benchmark was faster than "
             "the workload's kernel, it is named with its share.\n\n"
             + md_table(["target", "measured", "bound", "share", ""], rows))
-    probes = probe_rows(medians(benchmarks, space), cal)
+    probes = probe_rows(timed, cal)
     if probes:
         text += ("\n\nWhich bound, from times alone (no hardware counters needed): each bound probe runs its kernel's "
                  "work with no output written; its time and the time the kernel's bytes take at the probe's best "

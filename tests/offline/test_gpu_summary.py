@@ -581,7 +581,7 @@ class IssueTargets(unittest.TestCase):
         import issue_targets  # noqa: E402
         from miniapp_report import results  # noqa: E402
         cal = results.Calibration("cuda", rates, {}, None, {}, "", None, "") if rates else None
-        listed = issue_targets.rows_of(benchmarks, "cuda", cal)
+        listed = issue_targets.rows_of(issue_targets.medians(benchmarks, "cuda"), "cuda", cal)
         by_target = {r[0]: r[1:] for r in listed}
         self.assertEqual(len(by_target), len(listed), "a target listed twice")
         return by_target
@@ -681,7 +681,8 @@ class IssueTargets(unittest.TestCase):
             planted("solver-batched-thread-registers-compute/float64/openmp/10/100000", 0.5),  # another space
         ]
         cal = results.Calibration("cuda", {"vendor_copy": 4000.0}, {}, None, {}, "", None, "")
-        probes = {r[0]: r[1:] for r in issue_targets.probe_rows(issue_targets.medians(benchmarks, "cuda"), cal)}
+        timed = issue_targets.medians(benchmarks, "cuda")
+        probes = {r[0]: r[1:] for r in issue_targets.probe_rows(timed, cal)}
         self.assertEqual(probes["matrix-elementwise-power/float32/cuda/16777216"],
                          ("200 us", "120 us (60%)", "150 us (75%) at 4000 GB/s", "work and bytes in turn, not overlapped"))
         self.assertEqual(probes["distance-direct-flat-k16/float32/cuda/4096"][1:],
@@ -692,7 +693,7 @@ class IssueTargets(unittest.TestCase):
                          ("10 us (25%)", "38 us (95%) at 4000 GB/s", "overlapped: bound by its bytes"))
         self.assertEqual(len(probes), 4)
         # a probe computes no result: never a kernel's fastest form
-        direct = {r[0]: r[1:] for r in issue_targets.rows_of(benchmarks, "cuda", cal)}[
+        direct = {r[0]: r[1:] for r in issue_targets.rows_of(timed, "cuda", cal)}[
             "distance direct >= 70% of writing the output, n = 4096"]
         self.assertIn("fastest form 50 us (distance-direct-flat-k16/float32/cuda/4096", direct[0])
         text = issue_targets.section(benchmarks, "cuda", cal, gpu_summary.md_table)
