@@ -104,6 +104,7 @@ void elementwise_rounds(const char* label, const Space& space, Operation op, con
 // matrix-elementwise-*-k<K> time each K beside the workload.
 template <int K, class Space, class View, MINIAPP_KERNEL_UNIT>
 void elementwise_strided(const Space& space, Operation op, const View& x, const View& y, const View& z) {
+  static_assert(K >= 1 && K <= 16, "elements per thread");
   elementwise_rounds<K, 1, Space, View, KernelUnit>("matrix::elementwise-strided", space, op, x, y, z);
 }
 
@@ -116,7 +117,7 @@ inline constexpr int kDeviceElementsPerThread = 4;
 // (matrix-elementwise-power-pipelined-*); `elementwise` keeps the strided form.
 template <int K, int R, class Space, class View, MINIAPP_KERNEL_UNIT>
 void elementwise_pipelined(const Space& space, Operation op, const View& x, const View& y, const View& z) {
-  static_assert(R >= 2, "one round is elementwise_strided");
+  static_assert(K >= 1 && K <= 8 && R >= 2 && R <= 16, "elements a round, rounds (one: strided)");
   elementwise_rounds<K, R, Space, View, KernelUnit>("matrix::elementwise-pipelined", space, op, x, y, z);
 }
 
