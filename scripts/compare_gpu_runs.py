@@ -22,10 +22,12 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # issue_targets.py
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "report"))
 sys.dont_write_bytecode = True
 
 from miniapp_report import results, stored  # noqa: E402
+import issue_targets  # noqa: E402
 
 
 class Run:
@@ -62,7 +64,7 @@ class Run:
                 continue
             for b in data.get("benchmarks", []):
                 name = b.get("run_name", b.get("name", ""))
-                if f"/{space}/" not in name or b.get("aggregate_name", "median") != "median":
+                if f"/{space}/" not in name or b.get("error_occurred") or not issue_targets.is_median(b):
                     continue
                 self.benchmarks[name] = b["real_time"] * units.get(b.get("time_unit", "ns"), 1e-9)
         if not self.deck_times and not self.benchmarks:

@@ -489,6 +489,31 @@ class CompareRuns(unittest.TestCase):
         # The probe, including the vendor's copy.
         self.assertRegex(proc.stdout, r"\| vendor copy \(deep_copy\) \| [0-9.e+]+ \| [0-9.e+]+ \| [0-9.]+ \|")
 
+    def test_benchmarks_read_as_the_summary_reads_them(self):
+        """The median aggregate of repetitions (not the mean, nor the repetitions' own entries
+        written before it), a benchmark run once, and nothing of an entry that failed: the one
+        test of a median the summary takes (issue_targets.is_median)."""
+        tmp = tempfile.mkdtemp(prefix="compare-")
+        self.addCleanup(shutil.rmtree, tmp)
+        os.makedirs(os.path.join(tmp, "benchmarks"))
+        repeated = "solver-batched-thread/float64/cuda/32/10000/manual_time"
+        entries = [{"run_name": repeated, "run_type": "iteration", "real_time": t, "time_unit": "us"}
+                   for t in (350.0, 340.0, 360.0)]
+        entries += [{"run_name": repeated, "run_type": "aggregate", "aggregate_name": a, "real_time": t,
+                     "time_unit": "us"} for a, t in (("mean", 351.0), ("median", 347.0), ("stddev", 8.0))]
+        entries += [{"run_name": "copy/float32/cuda/1000/manual_time", "run_type": "iteration", "real_time": 2.5,
+                     "time_unit": "ms"},
+                    {"run_name": "distance-direct/float32/cuda/4096/manual_time", "run_type": "iteration",
+                     "error_occurred": True, "error_message": "verification failed", "real_time": 0.0,
+                     "time_unit": "us"}]
+        with open(os.path.join(tmp, "benchmarks", "solver.json"), "w", encoding="utf-8") as f:
+            json.dump({"benchmarks": entries}, f)
+        proc = self.compare(tmp)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        rows = {r.split("|")[1].strip(): r.split("|")[2].strip() for r in proc.stdout.splitlines()
+                if r.startswith("| `")}
+        self.assertEqual(rows, {f"`{repeated}`": "0.000347", "`copy/float32/cuda/1000/manual_time`": "0.0025"})
+
     def test_a_directory_without_results_is_refused(self):
         empty = tempfile.mkdtemp()
         try:
