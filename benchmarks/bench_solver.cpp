@@ -185,6 +185,107 @@ void batched_thread_mapping(benchmark::State& state) {
                           });
 }
 
+// The lanes mapping's bound probe: its own solve_on_lanes, launched as batched_thread_lanes
+// launches it, on systems made from each entry's place (a 32-bit hash, uniform in [0, 1) as the
+// workload's inputs, so that partial pivoting swaps rows as often) instead of loads of A and b.
+// Its scratch traffic and steps are the kernel's; only the global loads are gone, and x reaches
+// memory only where a value is -(systems), which these solutions never give.
+struct HashedEntries {
+  std::uint32_t n, stream;  // stream: A's or b's
+  KOKKOS_INLINE_FUNCTION double operator()(const std::size_t s, const int i, const int j = 0) const {
+    std::uint32_t h = ((static_cast<std::uint32_t>(s) * n + static_cast<std::uint32_t>(i)) * n +
+                       static_cast<std::uint32_t>(j)) * 2654435761u + stream;
+    h ^= h >> 15;
+    h *= 0x2c1b3c6du;
+    h ^= h >> 12;
+    return static_cast<double>(h) * (1.0 / 4294967296.0);
+  }
+};
+
+// `x(s, k) = v` and `info(s) = r` of solve_on_lanes, kept in registers: the value reaches the
+// sink only where it equals `never`.
+template <class T, class Sink>
+struct StoreOnlyIf {
+  Sink sink;
+  T never;
+  KOKKOS_INLINE_FUNCTION const StoreOnlyIf& operator()(const std::size_t, const int = 0) const { return *this; }
+  KOKKOS_INLINE_FUNCTION void operator=(const T v) const {
+    if (v == never) sink(0) = static_cast<typename Sink::value_type>(v);
+  }
+};
+
+// Systems of order n, made by HashedEntries, solved on the lanes as batched_thread_lanes does;
+// x and info go where X and Info put them (StoreOnlyIf when timed, Views when checked).
+template <class Space, class X, class Info, MINIAPP_KERNEL_UNIT>
+void lanes_on_hashed(const Space& space, const int n, const std::int64_t systems, const X& x, const Info& info) {
+  using Policy = Kokkos::TeamPolicy<Space>;
+  using Member = typename Policy::member_type;
+  using Scratch = solver::ScratchMatrix<double, Space>;
+  const double tiny_factor = solver::tiny_pivot_factor<double>(static_cast<std::size_t>(n));
+  const solver::LanesShape shape = solver::lanes_shape<double, Space>(static_cast<std::size_t>(n));
+  const int per_team = shape.systems_per_team, level = shape.level;
+  const HashedEntries a{static_cast<std::uint32_t>(n), 0u}, b{static_cast<std::uint32_t>(n), 0x9e3779b9u};
+  Policy policy(space, static_cast<int>((systems + per_team - 1) / per_team), per_team, shape.lanes);
+  policy.set_scratch_size(level, Kokkos::PerThread(shape.bytes_per_system));
+  Kokkos::parallel_for(
+      "bench::batched-lanes-compute", policy, KOKKOS_LAMBDA(const Member& thread) {
+        const std::size_t s = std::size_t(thread.league_rank()) * per_team + thread.team_rank();
+        if (s >= static_cast<std::size_t>(systems)) return;
+        const Scratch m(thread.thread_scratch(level), n, n + 1);
+        solver::solve_on_lanes(thread, a, b, x, info, s, m, n, tiny_factor);
+      });
+}
+
+// The probe timed at range (n, systems). Checked first: the probe writing into Views gives, bit for
+// bit, what batched_thread_lanes gives on Views holding the same hashed systems, and every system
+// is solved (no pivot too small: the probe does every step); else the benchmark reports an error.
+template <class Space>
+void batched_thread_lanes_compute(benchmark::State& state) {
+  using Memory = typename Space::memory_space;
+  const auto n = static_cast<int>(state.range(0));
+  const auto systems = static_cast<std::int64_t>(state.range(1));
+  const Space space;
+  {
+    Kokkos::View<double***, Kokkos::LayoutRight, Memory> a("a", systems, n, n);
+    Kokkos::View<double**, Kokkos::LayoutRight, Memory> b("b", systems, n), x("x", systems, n), probe_x("px", systems, n);
+    Kokkos::View<int*, Memory> info("info", systems), probe_info("pinfo", systems);
+    const HashedEntries ha{static_cast<std::uint32_t>(n), 0u}, hb{static_cast<std::uint32_t>(n), 0x9e3779b9u};
+    Kokkos::parallel_for(
+        "bench::hashed-systems", Kokkos::RangePolicy<Space>(space, 0, systems), KOKKOS_LAMBDA(const std::int64_t s) {
+          for (int i = 0; i < n; ++i) {
+            for (int j = 0; j < n; ++j) a(s, i, j) = ha(std::size_t(s), i, j);
+            b(s, i) = hb(std::size_t(s), i);
+          }
+        });
+    solver::batched_thread_lanes(space, a, b, x, info);
+    lanes_on_hashed(space, n, systems, probe_x, probe_info);
+    space.fence();
+    const auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+    const auto hpx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), probe_x);
+    const auto hinfo = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), info);
+    const auto hpinfo = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), probe_info);
+    for (std::int64_t s = 0; s < systems; ++s) {
+      if (hinfo(s) != 0 || hpinfo(s) != 0) {
+        state.SkipWithError(("bound probe: hashed system " + std::to_string(s) + " has a pivot too small").c_str());
+        return;
+      }
+      for (int i = 0; i < n; ++i)
+        if (!(hpx(s, i) == hx(s, i))) {
+          state.SkipWithError(("bound probe: x(" + std::to_string(s) + ", " + std::to_string(i) +
+                               ") differs from the lanes mapping's on the same system")
+                                  .c_str());
+          return;
+        }
+    }
+  }
+  Kokkos::View<double*, Memory> sink("sink", 1);
+  Kokkos::View<int*, Memory> info_sink("info-sink", 1);
+  const StoreOnlyIf<double, decltype(sink)> x{sink, -static_cast<double>(systems)};
+  const StoreOnlyIf<int, decltype(info_sink)> info{info_sink, -1};
+  time_iterations(state, space, [&] { lanes_on_hashed(space, n, systems, x, info); });
+  state.SetLabel("bound probe: the lanes mapping on systems made in scratch from a hash, no View read or written");
+}
+
 #if MINIAPP_HAVE_HOST_LAPACK
 // The same systems through LAPACK on data in its own layout: a row-major A is a column-major A^T,
 // so getrf factors it as it lies and getrs('T') solves A x = b. One system: the copy getrf's
@@ -349,6 +450,11 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
       threads("t4", batched_team_threads<4, Space>);
       threads("t8", batched_team_threads<8, Space>);
     }
+    // the lanes mapping's bound probe at the lanes benchmark's sizes: its work without the loads of
+    // A and b (on host spaces too, where benchmark.smoke runs its check against the lanes mapping)
+    benchmark::RegisterBenchmark(("solver-batched-thread-lanes-compute/float64/" + s).c_str(),
+                                 batched_thread_lanes_compute<Space>)
+        ->Args({16, 10000})->Args({32, 10000})->Args({32, 1000})->UseManualTime()->Unit(benchmark::kMillisecond);
 #if MINIAPP_HAVE_HOST_LAPACK
     if constexpr (is_host_space<Space>()) {
       auto* b = benchmark::RegisterBenchmark(("lapack-getrf-getrs/float64/" + s).c_str(), lapack_getrf_getrs<Space>);
