@@ -170,7 +170,7 @@ struct PowRange {
 
 // Where the register-table paths compute the power themselves: x a positive normal float and
 // |y log2 x| clear of their limit of 126.
-bool in_register_table_range(float x, float y) {
+[[maybe_unused]] bool in_register_table_range(float x, float y) {
   return x >= std::numeric_limits<float>::min() && std::isfinite(x) && std::isfinite(y) &&
          std::abs(static_cast<double>(y) * std::log2(static_cast<double>(x))) < 125.9;
 }
