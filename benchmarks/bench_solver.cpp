@@ -191,7 +191,8 @@ void batched_thread_mapping(benchmark::State& state) {
 // Its scratch traffic and steps are the kernel's; only the global loads are gone, and x reaches
 // memory only where a value is -(systems), which these solutions never give.
 struct HashedEntries {
-  std::uint32_t n, stream;  // stream: A's or b's
+  static constexpr std::uint32_t kA = 0, kB = 0x9e3779b9u;  // the streams of A's and b's entries
+  std::uint32_t n, stream;
   KOKKOS_INLINE_FUNCTION double operator()(const std::size_t s, const int i, const int j = 0) const {
     std::uint32_t h = ((static_cast<std::uint32_t>(s) * n + static_cast<std::uint32_t>(i)) * n +
                        static_cast<std::uint32_t>(j)) * 2654435761u + stream;
@@ -224,7 +225,8 @@ void lanes_on_hashed(const Space& space, const int n, const std::int64_t systems
   const double tiny_factor = solver::tiny_pivot_factor<double>(static_cast<std::size_t>(n));
   const solver::LanesShape shape = solver::lanes_shape<double, Space>(static_cast<std::size_t>(n));
   const int per_team = shape.systems_per_team, level = shape.level;
-  const HashedEntries a{static_cast<std::uint32_t>(n), 0u}, b{static_cast<std::uint32_t>(n), 0x9e3779b9u};
+  const auto order = static_cast<std::uint32_t>(n);
+  const HashedEntries a{order, HashedEntries::kA}, b{order, HashedEntries::kB};
   Policy policy(space, static_cast<int>((systems + per_team - 1) / per_team), per_team, shape.lanes);
   policy.set_scratch_size(level, Kokkos::PerThread(shape.bytes_per_system));
   Kokkos::parallel_for(
@@ -249,7 +251,8 @@ void batched_thread_lanes_compute(benchmark::State& state) {
     Kokkos::View<double***, Kokkos::LayoutRight, Memory> a("a", systems, n, n);
     Kokkos::View<double**, Kokkos::LayoutRight, Memory> b("b", systems, n), x("x", systems, n), probe_x("px", systems, n);
     Kokkos::View<int*, Memory> info("info", systems), probe_info("pinfo", systems);
-    const HashedEntries ha{static_cast<std::uint32_t>(n), 0u}, hb{static_cast<std::uint32_t>(n), 0x9e3779b9u};
+    const auto order = static_cast<std::uint32_t>(n);
+    const HashedEntries ha{order, HashedEntries::kA}, hb{order, HashedEntries::kB};
     Kokkos::parallel_for(
         "bench::hashed-systems", Kokkos::RangePolicy<Space>(space, 0, systems), KOKKOS_LAMBDA(const std::int64_t s) {
           for (int i = 0; i < n; ++i) {
