@@ -171,14 +171,14 @@ void batched_thread_registers_compute(benchmark::State& state) {
   state.SetLabel("bound probe: systems made in registers, no View read or written");
 }
 
-// batched-thread's lanes mapping (Lanes) or column mapping, whatever the workload picks for n
-// (devices: columns up to kColumnOrderMax).
-template <bool Lanes, class Space>
+// batched-thread's lanes mapping (Lanes; each system held as LanesMatrix<Rows> holds it) or column
+// mapping, whatever the workload picks for n (devices: columns up to kColumnOrderMax).
+template <bool Lanes, class Space, int Rows = 0>
 void batched_thread_mapping(benchmark::State& state) {
   batched_on_views<Space>(state, "batched-thread", Lanes ? "the lanes mapping" : "the column mapping",
                           [](const Space& space, const auto& a, const auto& b, const auto& x, const auto& info) {
                             if constexpr (Lanes) {
-                              solver::batched_thread_lanes(space, a, b, x, info);
+                              solver::batched_thread_lanes<Rows>(space, a, b, x, info);
                             } else {
                               solver::batched_thread_columns(space, a, b, x, info);
                             }
@@ -215,27 +215,14 @@ struct StoreOnlyIf {
   }
 };
 
-// Systems of order n, made by HashedEntries, solved on the lanes as batched_thread_lanes does;
-// x and info go where X and Info put them (StoreOnlyIf when timed, Views when checked).
-template <class Space, class X, class Info, MINIAPP_KERNEL_UNIT>
+// Systems of order n, made by HashedEntries, solved by the lanes mapping's own launch; x and info
+// go where X and Info put them (StoreOnlyIf when timed, Views when checked).
+template <class Space, class X, class Info>
 void lanes_on_hashed(const Space& space, const int n, const std::int64_t systems, const X& x, const Info& info) {
-  using Policy = Kokkos::TeamPolicy<Space>;
-  using Member = typename Policy::member_type;
-  using Scratch = solver::ScratchMatrix<double, Space>;
-  const double tiny_factor = solver::tiny_pivot_factor<double>(static_cast<std::size_t>(n));
-  const solver::LanesShape shape = solver::lanes_shape<double, Space>(static_cast<std::size_t>(n));
-  const int per_team = shape.systems_per_team, level = shape.level;
   const auto order = static_cast<std::uint32_t>(n);
-  const HashedEntries a{order, HashedEntries::kA}, b{order, HashedEntries::kB};
-  Policy policy(space, static_cast<int>((systems + per_team - 1) / per_team), per_team, shape.lanes);
-  policy.set_scratch_size(level, Kokkos::PerThread(shape.bytes_per_system));
-  Kokkos::parallel_for(
-      "bench::batched-lanes-compute", policy, KOKKOS_LAMBDA(const Member& thread) {
-        const std::size_t s = std::size_t(thread.league_rank()) * per_team + thread.team_rank();
-        if (s >= static_cast<std::size_t>(systems)) return;
-        const Scratch m(thread.thread_scratch(level), n, n + 1);
-        solver::solve_on_lanes(thread, a, b, x, info, s, m, n, tiny_factor);
-      });
+  solver::launch_on_lanes<double, 0>(space, "bench::batched-lanes-compute", n, static_cast<std::size_t>(systems),
+                                     HashedEntries{order, HashedEntries::kA}, HashedEntries{order, HashedEntries::kB},
+                                     x, info);
 }
 
 // The probe timed at range (n, systems). Checked first: the probe writing into Views gives, bit for
@@ -434,6 +421,10 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
       benchmark::RegisterBenchmark(("solver-batched-thread-lanes/float64/" + s).c_str(),
                                    batched_thread_mapping<true, Space>)
           ->Args({16, 10000})->Args({32, 10000})->Args({32, 1000})->UseManualTime()->Unit(benchmark::kMillisecond);
+      // the lanes with every system in a 32 x 33 block (a row stride the compiler knows) at order 32
+      benchmark::RegisterBenchmark(("solver-batched-thread-lanes-rows32/float64/" + s).c_str(),
+                                   batched_thread_mapping<true, Space, 32>)
+          ->Args({32, 10000})->Args({32, 1000})->UseManualTime()->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("solver-batched-thread-columns/float64/" + s).c_str(),
                                    batched_thread_mapping<false, Space>)
           ->Args({16, 10000})->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -214,11 +215,11 @@ TYPED_TEST(SolverTest, GpuMappingsOfBatchedThreadVerifyOnEveryOrderTheyServe) {
 
 namespace {
 
-// The register form and its staged form on the same systems in the workload's layout (A
-// row-major per system), `systems` of them so the last team is part-empty, some singular: the
-// same x bit for bit and the same info.
-template <class Scalar, class Space>
-void expect_staged_equals_registers(const std::size_t n, const std::size_t systems) {
+// Two forms of a mapping (`first`, `second`: solve(a, b, x, info)) on the same systems in the
+// workload's layout (A row-major per system), `systems` of them so the last team is part-empty,
+// some singular: the same x bit for bit and the same info.
+template <class Scalar, class Space, class First, class Second>
+void expect_same_bits(const std::size_t n, const std::size_t systems, const First& first, const Second& second) {
   SCOPED_TRACE("order " + std::to_string(n) + ", " + std::to_string(systems) + " systems, " +
                (sizeof(Scalar) == 8 ? "float64" : "float32"));
   Kokkos::View<Scalar***, Kokkos::LayoutRight, Space> a("a", systems, n, n);
@@ -231,8 +232,8 @@ void expect_staged_equals_registers(const std::size_t n, const std::size_t syste
     for (std::size_t i = 0; i < n; ++i) ha(s, i, (s / 17) % n) = 0;
   Kokkos::deep_copy(a, ha);
   Kokkos::deep_copy(b, hb);
-  solver::batched_thread_registers(Space(), a, b, x1, info1, static_cast<int>(n));
-  solver::batched_thread_staged(Space(), a, b, x2, info2, static_cast<int>(n));
+  first(a, b, x1, info1);
+  second(a, b, x2, info2);
   const auto h1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x1);
   const auto h2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x2);
   const auto i1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), info1);
@@ -248,6 +249,18 @@ void expect_staged_equals_registers(const std::size_t n, const std::size_t syste
   if (systems > 3) EXPECT_GT(singular, 0);
 }
 
+template <class Scalar, class Space>
+void expect_staged_equals_registers(const std::size_t n, const std::size_t systems) {
+  expect_same_bits<Scalar, Space>(
+      n, systems,
+      [n](auto& a, auto& b, auto& x, auto& info) {
+        solver::batched_thread_registers(Space(), a, b, x, info, static_cast<int>(n));
+      },
+      [n](auto& a, auto& b, auto& x, auto& info) {
+        solver::batched_thread_staged(Space(), a, b, x, info, static_cast<int>(n));
+      });
+}
+
 }  // namespace
 
 // The staged register form (device_lu.hpp, prepared for a GPU) against the register form: the
@@ -261,6 +274,40 @@ TYPED_TEST(SolverTest, StagedRegisterFormEqualsTheRegisterFormBitForBit) {
   }
   expect_staged_equals_registers<double, Space>(8, 64);  // one team on a GPU (64 systems of order 8)
   expect_staged_equals_registers<double, Space>(10, 1);  // one system
+}
+
+// The lanes mapping with every system in a 32 x 33 block (device_lu.hpp's LanesMatrix<32>, a
+// form prepared for a GPU) on every space: it verifies on orders it pads (1, 7, 17, 31) and fills
+// (32), gives the workload's form's bits where both hold the system, and refuses order 33 before
+// anything runs.
+TYPED_TEST(SolverTest, LanesMappingInAFixedBlockVerifiesAndEqualsTheWorkloadsForm) {
+  using Space = TypeParam;
+  const auto in_block = [](auto& a, auto& b, auto& x, auto& info) {
+    solver::batched_thread_lanes<32>(Space(), a, b, x, info);
+  };
+  const auto workloads = [](auto& a, auto& b, auto& x, auto& info) {
+    solver::batched_thread_lanes(Space(), a, b, x, info);
+  };
+  {
+    SCOPED_TRACE("lanes, 32-row block");
+    check_mapping<Space>(in_block, {1, 7, 17, 31, 32});
+  }
+  for (const std::size_t n : {20, 32}) {
+    expect_same_bits<double, Space>(n, 37, in_block, workloads);
+    expect_same_bits<float, Space>(n, 37, in_block, workloads);
+  }
+  Kokkos::View<double***, Kokkos::LayoutRight, Space> a("a", 2, 33, 33);
+  Kokkos::View<double**, Kokkos::LayoutRight, Space> b("b", 2, 33), x("x", 2, 33);
+  Kokkos::View<int*, Space> info("info", 2);
+  Kokkos::deep_copy(info, -7);
+  try {
+    in_block(a, b, x, info);
+    ADD_FAILURE() << "order 33 in a 32-row block was not refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot hold order 33"), std::string::npos) << e.what();
+  }
+  const auto hinfo = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), info);
+  EXPECT_EQ(hinfo(0), -7);  // refused before a launch
 }
 
 namespace {

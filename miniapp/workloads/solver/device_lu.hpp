@@ -20,6 +20,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace miniapp::solver {
@@ -312,28 +314,62 @@ KOKKOS_INLINE_FUNCTION void solve_on_lanes(const Member& thread, const A& a, con
 
 // LanesShape, how the lanes mapping runs on a space: params.hpp (the refusal reads it).
 
-// Every system of the batch on the lanes of one Kokkos thread each (solve_on_lanes).
-template <class Space, class A, class B, class X, class Info, MINIAPP_KERNEL_UNIT>
-void batched_thread_lanes(const Space& space, const A& a, const B& b, const X& x, const Info& info) {
-  using Scalar = typename A::value_type;
+// One system's [A | b] in a thread's scratch for the lanes mapping: rows n + 1 values apart
+// (Rows 0, the workload's), or in a Rows x (Rows + 1) block for any n <= Rows, whose row stride
+// the compiler knows. At Rows 32 (nvcc 13.0, sm_90, Kokkos 4.6.01, float64) the elimination's
+// four-row pass is 32 PTX instructions instead of 42 (4 64-bit adds a pass instead of 13) and
+// the kernel takes 54 registers instead of 72; below order Rows the block holds more scratch
+// than the system needs. Prepared for a GPU: benchmarks/bench_solver.cpp's lanes-rows32.
+template <class Scalar, class Space, int Rows>
+using LanesMatrix =
+    std::conditional_t<Rows == 0, ScratchMatrix<Scalar, Space>,
+                       Kokkos::View<Scalar[Rows == 0 ? 1 : Rows][Rows + 1], Kokkos::LayoutRight,
+                                    typename Space::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>>;
+
+template <class Scratch, int Rows, class Member>
+KOKKOS_INLINE_FUNCTION Scratch lanes_matrix(const Member& thread, const int level, const int n) {
+  if constexpr (Rows == 0) {
+    return Scratch(thread.thread_scratch(level), n, n + 1);
+  } else {
+    return Scratch(thread.thread_scratch(level));
+  }
+}
+
+// The lanes mapping's launch: `systems` systems of order n, system s read as a(s, i, j) and b(s, i)
+// and written as x(s, k) = v and info(s) = r, whatever holds them (the workload's Views below;
+// the bound probe in benchmarks/bench_solver.cpp makes the systems from a hash and keeps x).
+template <class Scalar, int Rows, class Space, class A, class B, class X, class Info, MINIAPP_KERNEL_UNIT>
+void launch_on_lanes(const Space& space, const char* label, const int n, const std::size_t systems, const A& a,
+                     const B& b, const X& x, const Info& info) {
+  static_assert(Rows >= 0, "Rows 0 holds any order; else the largest order the block holds");
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
-  using Scratch = ScratchMatrix<Scalar, Space>;
-  const int n = static_cast<int>(a.extent(1));
-  const std::size_t systems = a.extent(0);
-  const Scalar tiny_factor = tiny_pivot_factor<Scalar>(a.extent(1));
-  const LanesShape shape = lanes_shape<Scalar, Space>(a.extent(1));
+  using Scratch = LanesMatrix<Scalar, Space, Rows>;
+  if (Rows > 0 && n > Rows)
+    throw std::invalid_argument("solver: the lanes mapping's " + std::to_string(Rows) + "-row block cannot hold order " +
+                                std::to_string(n));
+  const std::size_t held = Rows > 0 ? std::size_t(Rows) : std::size_t(n);
+  const Scalar tiny_factor = tiny_pivot_factor<Scalar>(static_cast<std::size_t>(n));
+  const LanesShape shape = lanes_shape<Scalar, Space>(held);
   const int per_team = shape.systems_per_team, level = shape.level;
   const int teams = static_cast<int>((systems + per_team - 1) / per_team);
   Policy policy(space, teams, per_team, shape.lanes);
   policy.set_scratch_size(level, Kokkos::PerThread(shape.bytes_per_system));
   Kokkos::parallel_for(
-      "solver::batched-thread-lanes", policy, KOKKOS_LAMBDA(const Member& thread) {
+      label, policy, KOKKOS_LAMBDA(const Member& thread) {
         const std::size_t s = std::size_t(thread.league_rank()) * per_team + thread.team_rank();
         if (s >= systems) return;  // the last team's spare threads: no team-wide step follows
-        const Scratch m(thread.thread_scratch(level), n, n + 1);
+        const Scratch m = lanes_matrix<Scratch, Rows>(thread, level, n);
         solve_on_lanes(thread, a, b, x, info, s, m, n, tiny_factor);
       });
+}
+
+// Every system of the batch on the lanes of one Kokkos thread each (solve_on_lanes), held as
+// LanesMatrix<Rows> holds it (the workload's: Rows 0).
+template <int Rows = 0, class Space, class A, class B, class X, class Info, MINIAPP_KERNEL_UNIT>
+void batched_thread_lanes(const Space& space, const A& a, const B& b, const X& x, const Info& info) {
+  launch_on_lanes<typename A::value_type, Rows>(space, "solver::batched-thread-lanes", static_cast<int>(a.extent(1)),
+                                                a.extent(0), a, b, x, info);
 }
 
 }  // namespace miniapp::solver
