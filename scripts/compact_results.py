@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Compresses a results directory's large raw files with xz, in place (Python 3, standard library
-only): every .json, .csv, .log and .txt of at least --threshold bytes (default 64 KiB) below each
-DIR becomes FILE.xz, checked to decompress to the same bytes before FILE is removed. Summaries
-(.md), env, tsv and XML files, and files already compressed, stay as they are. The project's
+only): every .json, .csv, .log, .txt and Nsight Compute report (.ncu-rep, which xz takes to a
+tenth or less) of at least --threshold bytes (default 64 KiB) below each DIR becomes FILE.xz,
+checked to decompress to the same bytes before FILE is removed. Summaries (.md), env, tsv and XML files, and files already compressed, stay as they are. The project's
 readers (scripts/report/miniapp_report/stored.py) open FILE or FILE.xz alike; `xz -dk FILE.xz`
-gives the plain file back.
+gives the plain file back (and the report Nsight Compute opens).
 
     scripts/compact_results.py DIR [DIR...] [--threshold BYTES]
 
@@ -18,7 +18,7 @@ import lzma
 import os
 import sys
 
-SUFFIXES = (".json", ".csv", ".log", ".txt")
+SUFFIXES = (".json", ".csv", ".log", ".txt", ".ncu-rep")
 
 
 def compact_file(path):

@@ -77,11 +77,15 @@ FAILED=0
 for i in "${!names[@]}"; do
   name=${names[$i]}; t0=$SECONDS
   rm -f "$OUT/$name.ncu-rep" "$OUT/$name.csv"
+  # Under ncu a benchmark runs one iteration (its launches wait on the profiler), which may launch
+  # the kernel once: repeat the benchmark until skip + count launches come at least once a run
+  # (a run of many launches, such as the blocked LU's, reaches them in its first; at most 8 runs).
+  runs=$((skips[i] + counts[i])); [ "$runs" -le 8 ] || runs=8
   timeout --signal=TERM --kill-after=5 "$PER_TARGET" "$NCU" --clock-control none --kernel-name-base demangled \
     -k "regex:${kernels[$i]}" --launch-skip "${skips[$i]}" --launch-count "${counts[$i]}" \
     "${SECTIONS[@]}" --metrics dram__bytes_read.sum,dram__bytes_write.sum -f -o "$OUT/$name" \
     "$BIN/miniapp_benchmarks" "--benchmark_filter=${filters[$i]}" --benchmark_min_time=0.001 \
-    --benchmark_repetitions=1 >"$OUT/$name.log" 2>&1
+    --benchmark_repetitions="$runs" >"$OUT/$name.log" 2>&1
   rc=$?
   took=$((SECONDS - t0))
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then

@@ -549,6 +549,10 @@ class Compaction(unittest.TestCase):
     def test_a_compacted_run_summarises_the_same(self):
         tmp, plain, packed = self.two_copies_of_the_fixture()
         script = os.path.join(SOURCE_DIR, "scripts", "compact_results.py")
+        for run in (plain, packed):  # an Nsight Compute report (binary) as profile-kernels.sh leaves one
+            os.makedirs(os.path.join(run, "profile"), exist_ok=True)
+            with open(os.path.join(run, "profile", "target.ncu-rep"), "wb") as f:
+                f.write(bytes(range(256)) * 64)
         proc = subprocess.run([sys.executable, script, packed, "--threshold", "1"], capture_output=True, text=True)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         compressed = []
@@ -560,9 +564,10 @@ class Compaction(unittest.TestCase):
                     with lzma.open(os.path.join(root, name)) as f, open(original[:-3], "rb") as g:
                         self.assertEqual(f.read(), g.read(), name)
                 else:  # summaries, env, tsv and XML stay as they were, and empty files
-                    raw = name.endswith((".json", ".csv", ".log", ".txt"))
+                    raw = name.endswith((".json", ".csv", ".log", ".txt", ".ncu-rep"))
                     self.assertFalse(raw and os.path.getsize(os.path.join(root, name)) > 0, name)
         self.assertIn("results.json.xz", compressed)
+        self.assertIn("target.ncu-rep.xz", compressed)
         self.assertIn(f"{len(compressed)} file(s) compressed", proc.stdout)
         self.assert_same_summary(plain, packed)
         again = subprocess.run([sys.executable, script, packed, "--threshold", "1"], capture_output=True, text=True)
