@@ -632,7 +632,7 @@ class IssueTargets(unittest.TestCase):
             planted("regression-stream-read/float64/cuda/1000000/50/1", 0.136),
             planted("regression-blas/float64/cuda/1000000/50/1", 0.3),
             planted("solver-batched-thread/float64/cuda/8/100000/0", 0.05, 2112.0),
-            planted("solver-batched-thread-staged/float64/cuda/8/100000", 0.03, 3520.0),
+            planted("solver-batched-thread-registers/float64/cuda/8/100000", 0.03, 3520.0),
             planted("solver-batched-kokkos-kernels/float64/cuda/8/100000/0", 0.288),
             ("part", {"name": "solver-batched-thread/float64/cuda/32/10000/0/manual_time", "error_occurred": True,
                       "error_message": "refused", "real_time": 0.0, "time_unit": "ms"}),
@@ -668,7 +668,7 @@ class IssueTargets(unittest.TestCase):
         self.assertTrue(rows["regression fused float32, 10^6 x 51: >= 70% of one read of X"][0].startswith("not measured"))
         floor = rows["batched 8 x 8 x 10^5: >= 50% of the bytes floor"]  # against the probe's best: 4400
         self.assertEqual(floor[1:], ("4400 GB/s, the probe's best stream rate", "48%", "not met"))
-        self.assertIn("fastest form 30 us (solver-batched-thread-staged/float64/cuda/8/100000, 80%)", floor[0])
+        self.assertIn("fastest form 30 us (solver-batched-thread-registers/float64/cuda/8/100000, 80%)", floor[0])
         self.assertEqual(rows["batched 8 x 8 x 10^5: no slower than KokkosBatched"][2:], ("5.76x", "met"))
         self.assertFalse([t for t in rows if t.startswith("batched 32 x 32")])  # its benchmark failed
         dense = rows["dense-blocked within 3x of dense-vendor, n = 2048"]

@@ -296,8 +296,8 @@ TYPED_TEST(DistanceTest, FlatFormsBoundProbeWritesNoEntry) {
 TYPED_TEST(DistanceTest, SymmetricTilesGiveDirectsMatrixExactly) {
   for (int dim : {1, 3, 7})
     for (std::size_t n : {1, 31, 32, 33, 64, 65, 200}) {
-      expect_symmetric_tiles_equal_direct<distance::kernels::kSymmetricTile, TypeParam>(dim, n);
-      expect_symmetric_tiles_equal_direct<64, TypeParam>(dim, n);
+      expect_symmetric_tiles_equal_direct<32, TypeParam>(dim, n);
+      expect_symmetric_tiles_equal_direct<64, TypeParam>(dim, n);  // the device spaces' kSymmetricTile
     }
 }
 
@@ -343,6 +343,7 @@ void expect_flat_equals_direct(int dim, std::size_t n, std::int64_t row0, std::i
 TYPED_TEST(DistanceTest, FlatMappingOfDirectEqualsDirectExactly) {
   using Space = TypeParam;
   constexpr int entries_per_thread = distance::kernels::kDirectPerThread;  // the workload's own K
+  constexpr int rows_per_thread = distance::kernels::kDirectBlockRows;     // and R
   for (int dim : {1, 2, 3, 7})
     for (bool squared : {false, true}) {
       // n not a multiple of K (the last thread of a row takes fewer columns), the whole matrix and
@@ -353,8 +354,8 @@ TYPED_TEST(DistanceTest, FlatMappingOfDirectEqualsDirectExactly) {
       expect_flat_equals_direct<8, Space>(dim, 301, 0, 301, squared);
       expect_flat_equals_direct<16, Space>(dim, 301, 0, 301, squared);
       expect_flat_equals_direct<16, Space>(dim, 3, 1, 2, squared);
-      expect_flat_equals_direct<entries_per_thread, Space>(dim, 301, 37, 100, squared);
-      expect_flat_equals_direct<entries_per_thread, Space>(dim, 3, 1, 2, squared);  // fewer columns than K
+      expect_flat_equals_direct<entries_per_thread, Space, rows_per_thread>(dim, 301, 37, 100, squared);
+      expect_flat_equals_direct<entries_per_thread, Space, rows_per_thread>(dim, 3, 1, 2, squared);  // fewer columns than K
       // blocks of R rows: row counts not a multiple of R, a block starting inside the matrix
       expect_flat_equals_direct<8, Space, 2>(dim, 301, 0, 301, squared);
       expect_flat_equals_direct<4, Space, 4>(dim, 301, 37, 99, squared);
@@ -372,7 +373,8 @@ TYPED_TEST(DistanceTest, StreamedOutputOfDirectEqualsTheFlatMappingExactly) {
   ASSERT_GT(n * n * sizeof(float), distance::kernels::kStreamOutputBytes);
   for (int dim : {2, 3})
     for (bool squared : {false, true})
-      expect_flat_equals_direct<distance::kernels::kDirectPerThread, Space>(dim, n, 0, n, squared);
+      expect_flat_equals_direct<distance::kernels::kDirectPerThread, Space, distance::kernels::kDirectBlockRows>(
+          dim, n, 0, n, squared);
 }
 
 TYPED_TEST(DistanceTest, ChunkedRunsEqualUnchunkedOnesExactly) {

@@ -194,18 +194,12 @@ void check_mapping(const Solve& solve, const std::vector<std::size_t>& orders) {
 // lanes, which loop).
 TYPED_TEST(SolverTest, GpuMappingsOfBatchedThreadVerifyOnEveryOrderTheyServe) {
   using Space = TypeParam;
-  std::vector<std::size_t> in_registers;  // every order the register form and its staged form serve
+  std::vector<std::size_t> in_registers;  // every order the register form serves
   for (std::size_t n = 1; n <= solver::kRegisterOrderMax; ++n) in_registers.push_back(n);
   {
     SCOPED_TRACE("registers");
     check_mapping<Space>([](auto& a, auto& b, auto& x, auto& info) {
       solver::batched_thread_registers(Space(), a, b, x, info, static_cast<int>(a.extent(1)));
-    }, in_registers);
-  }
-  {
-    SCOPED_TRACE("registers, staged");
-    check_mapping<Space>([](auto& a, auto& b, auto& x, auto& info) {
-      solver::batched_thread_staged(Space(), a, b, x, info, static_cast<int>(a.extent(1)));
     }, in_registers);
   }
   SCOPED_TRACE("lanes");
@@ -249,43 +243,18 @@ void expect_same_bits(const std::size_t n, const std::size_t systems, const Firs
   if (systems > 3) EXPECT_GT(singular, 0);
 }
 
-template <class Scalar, class Space>
-void expect_staged_equals_registers(const std::size_t n, const std::size_t systems) {
-  expect_same_bits<Scalar, Space>(
-      n, systems,
-      [n](auto& a, auto& b, auto& x, auto& info) {
-        solver::batched_thread_registers(Space(), a, b, x, info, static_cast<int>(n));
-      },
-      [n](auto& a, auto& b, auto& x, auto& info) {
-        solver::batched_thread_staged(Space(), a, b, x, info, static_cast<int>(n));
-      });
-}
-
 }  // namespace
 
-// The staged register form (device_lu.hpp, prepared for a GPU) against the register form: the
-// same arithmetic on the same values, so the same bits, on every order it serves, a team's worth
-// of systems and more (up to 64 a team, as the space's scratch allows), both precisions.
-TYPED_TEST(SolverTest, StagedRegisterFormEqualsTheRegisterFormBitForBit) {
-  using Space = TypeParam;
-  for (std::size_t n = 1; n <= solver::kRegisterOrderMax; ++n) {
-    expect_staged_equals_registers<double, Space>(n, 130);
-    expect_staged_equals_registers<float, Space>(n, 130);
-  }
-  expect_staged_equals_registers<double, Space>(8, 64);  // one team on a GPU (64 systems of order 8)
-  expect_staged_equals_registers<double, Space>(10, 1);  // one system
-}
-
-// The lanes mapping with every system in a 32 x 33 block (device_lu.hpp's LanesMatrix<32>, a
-// form prepared for a GPU) on every space: it verifies on orders it pads (1, 7, 17, 31) and fills
-// (32), gives the workload's form's bits where both hold the system, and refuses order 33 before
-// anything runs.
-TYPED_TEST(SolverTest, LanesMappingInAFixedBlockVerifiesAndEqualsTheWorkloadsForm) {
+// The lanes mapping with every system in a 32 x 33 block (device_lu.hpp's LanesMatrix<32>, the
+// workload's on devices at order 32) on every space: it verifies on orders it pads (1, 7, 17, 31)
+// and fills (32), gives the general form's bits where both hold the system, and refuses order 33
+// before anything runs.
+TYPED_TEST(SolverTest, LanesMappingInAFixedBlockVerifiesAndEqualsTheGeneralForm) {
   using Space = TypeParam;
   const auto in_block = [](auto& a, auto& b, auto& x, auto& info) {
     solver::batched_thread_lanes<32>(Space(), a, b, x, info);
   };
-  const auto workloads = [](auto& a, auto& b, auto& x, auto& info) {
+  const auto general = [](auto& a, auto& b, auto& x, auto& info) {
     solver::batched_thread_lanes(Space(), a, b, x, info);
   };
   {
@@ -293,8 +262,8 @@ TYPED_TEST(SolverTest, LanesMappingInAFixedBlockVerifiesAndEqualsTheWorkloadsFor
     check_mapping<Space>(in_block, {1, 7, 17, 31, 32});
   }
   for (const std::size_t n : {20, 32}) {
-    expect_same_bits<double, Space>(n, 37, in_block, workloads);
-    expect_same_bits<float, Space>(n, 37, in_block, workloads);
+    expect_same_bits<double, Space>(n, 37, in_block, general);
+    expect_same_bits<float, Space>(n, 37, in_block, general);
   }
   Kokkos::View<double***, Kokkos::LayoutRight, Space> a("a", 2, 33, 33);
   Kokkos::View<double**, Kokkos::LayoutRight, Space> b("b", 2, 33), x("x", 2, 33);

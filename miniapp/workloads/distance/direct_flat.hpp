@@ -74,8 +74,8 @@ void direct_flat(const Space& space, const Points& points, const Out& out, std::
   });
 }
 
-// direct's device form with R rows a thread as well as K columns (prepared 2026-11-30, not yet
-// run on a GPU): the flat form stays at 53-54% of a plain fill's rate at K = 4, 8 and 16 on the
+// direct's device form, R rows a thread as well as K columns (the workload's since 2026-12-01):
+// the flat form stays at 53-54% of a plain fill's rate at K = 4, 8 and 16 on the
 // H200 (n = 4096, 8192, float32, dim 3), so the loads in flight are not what bounds it; each of its
 // entries costs the column point's dim loads and their address arithmetic besides the arithmetic
 // of the distance, and a GPU thread issues them all. Here a thread loads its K column points once
@@ -128,19 +128,21 @@ void direct_block(const Space& space, const Points& points, const Out& out, std:
   });
 }
 
-// Entries per thread of direct's device form: 8 was the fastest of 1, 4 and 8 on the H200 at
-// the sizes above 1024 in two sittings, and equal at 1024; 16 against 8 (2026-11-29, float32):
-// 52.9 against 54.0 us at n = 4096, 142.7 against 153.4 us at 8192 (docs/tuning-notes.md).
-inline constexpr int kDirectPerThread = 16;
+// direct's device form: blocks of kDirectBlockRows rows x kDirectPerThread columns a thread
+// (direct_block). On the H200 (2026-12-01, Kokkos 4.6.01, float32, dim 3, one run) 4 x 8 took
+// 39.3 / 101 us at n = 4096 / 8192, 4 x 4 41.1 / 104, 2 x 8 42.1 / 113, against the flat form's
+// best (a row, 16 columns a thread) 51.3 / 143 and writing the output alone 25.9 / 73.1.
+inline constexpr int kDirectBlockRows = 4;
+inline constexpr int kDirectPerThread = 8;
 
-// The workload's direct: the team form on host spaces, the flat form on devices.
+// The workload's direct: the team form on host spaces, blocks of rows x columns on devices.
 template <class Space, class Points, class Out>
 void direct(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows, int dim,
             bool squared) {
   if constexpr (is_host_space<Space>()) {
     direct_team(space, points, out, row0, rows, dim, squared);
   } else {
-    direct_flat<kDirectPerThread>(space, points, out, row0, rows, dim, squared);
+    direct_block<kDirectBlockRows, kDirectPerThread>(space, points, out, row0, rows, dim, squared);
   }
 }
 

@@ -293,17 +293,11 @@ void tiled_rows(const Space& space, const Points& points, const Out& out, std::i
 }
 
 // direct's team form: a team per block of rows, its threads across the columns. The workload's
-// direct on host spaces (direct_flat.hpp: devices take the flat form).
+// direct on host spaces (direct_flat.hpp: devices take blocks of rows x columns a thread).
 template <class Space, class Points, class Out>
 void direct_team(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
                  int dim, bool squared) {
   with_dimension(dim, [&](auto fixed) { direct_rows<decltype(fixed)::value>(space, points, out, row0, rows, dim, squared); });
-}
-
-template <class Space, class Points, class Out>
-void tiled(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows, int dim,
-           bool squared) {
-  with_dimension(dim, [&](auto fixed) { tiled_rows<decltype(fixed)::value>(space, points, out, row0, rows, dim, squared); });
 }
 
 // The NumPy/CuPy form x2 - 2 x.y + y2: the cross term by KokkosBlas::gemm, then the norms added,

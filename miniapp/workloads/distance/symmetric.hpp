@@ -15,9 +15,12 @@ namespace miniapp::distance::kernels {
 // contiguous. Every tile pair is the same work, so the triangle is balanced across teams. The
 // tile's rows in scratch are T + 1 values apart: the transpose reads a column of the tile across
 // a warp's lanes, which at a stride of T (32) values all fell in one bank of shared memory, a
-// 32-way conflict on every read (float32). On the H200 (2026-11-29) symmetric took 102 us at
-// n = 4096 against the fill's 28.3 (28%), direct 52.9.
-inline constexpr int kSymmetricTile = 32;
+// 32-way conflict on every read (float32). Tiles of 64 on devices, each thread 16 entries each way
+// instead of 4: on the H200 (2026-12-01, float32, one run) 60.9 / 184 us at n = 4096 / 8192
+// against 98.8 / 342 with tiles of 32 (writing the output alone: 25.9 / 73.1). Host spaces keep
+// 32 (not measured there).
+template <class Space>
+inline constexpr int kSymmetricTile = is_host_space<Space>() ? 32 : 64;
 
 template <int Dim, int T, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
 void symmetric_tiles(const Space& space, const Points& points, const Out& out, int runtime_dim, bool squared) {
@@ -62,11 +65,12 @@ void symmetric_tiles(const Space& space, const Points& points, const Out& out, i
       });
 }
 
-// The workload's symmetric: tiles of kSymmetricTile; T = 64 gives each thread four times the
-// entries (benchmarks distance-symmetric-t32 and -t64, prepared).
-template <int T = kSymmetricTile, class Space, class Points, class Out>
+// The workload's symmetric: tiles of kSymmetricTile<Space> (T 0), or of T (benchmarks
+// distance-symmetric-t32 and -t64, the unit tests).
+template <int T = 0, class Space, class Points, class Out>
 void symmetric(const Space& space, const Points& points, const Out& out, int dim, bool squared) {
-  with_dimension(dim, [&](auto fixed) { symmetric_tiles<decltype(fixed)::value, T>(space, points, out, dim, squared); });
+  constexpr int tile = T > 0 ? T : kSymmetricTile<Space>;
+  with_dimension(dim, [&](auto fixed) { symmetric_tiles<decltype(fixed)::value, tile>(space, points, out, dim, squared); });
 }
 
 }  // namespace miniapp::distance::kernels

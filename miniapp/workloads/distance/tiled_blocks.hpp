@@ -1,6 +1,6 @@
 #pragma once
-// tiled's device form with the league over row blocks and column tiles (prepared: the workload's
-// tiled is kernels.hpp's tiled_rows on every space until a GPU has timed this one).
+// tiled's device form, the league over row blocks and column tiles, and the workload's tiled: this
+// form on devices, kernels.hpp's tiled_rows on host spaces.
 
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
@@ -10,12 +10,12 @@
 
 namespace miniapp::distance::kernels {
 
-// tiled's device form, prepared (not the workload's until a GPU has timed it): a team per block of
-// kTileRows rows x tile_columns columns, the league over both, so each team loads its column
-// points into scratch once (no barrier after) and the device gets rows / 16 x n / 256 teams.
-// kernels.hpp's tiled_rows gives rows / 16 teams that each walk every tile with two barriers a
-// tile: at n = 4096, 256 teams of 256 threads, a quarter of an H200's resident threads; it took
-// 315 us on the H200 (2026-11-29) against direct's 53. The same arithmetic, so direct's bits.
+// tiled's device form: a team per block of kTileRows rows x tile_columns columns, the league over
+// both, so each team loads its column points into scratch once (no barrier after) and the device
+// gets rows / 16 x n / 256 teams. kernels.hpp's tiled_rows gives rows / 16 teams that each walk
+// every tile with two barriers a tile: at n = 4096, 256 teams of 256 threads, a quarter of an
+// H200's resident threads. On the H200 (2026-12-01, float32, dim 3, one run) this form took 51.0 /
+// 147 us at n = 4096 / 8192, tiled_rows 312 us at 4096. The same arithmetic, so direct's bits.
 template <int Dim, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
 void tiled_block_teams(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
                        int runtime_dim, bool squared) {
@@ -59,6 +59,20 @@ void tiled_blocks(const Space& space, const Points& points, const Out& out, std:
                   int dim, bool squared) {
   with_dimension(dim, [&](auto fixed) {
     tiled_block_teams<decltype(fixed)::value>(space, points, out, row0, rows, dim, squared);
+  });
+}
+
+// The workload's tiled: a team per block of rows x columns on devices (above), a team per block
+// of rows over every tile on host spaces (tiled_rows).
+template <class Space, class Points, class Out>
+void tiled(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows, int dim,
+           bool squared) {
+  with_dimension(dim, [&](auto fixed) {
+    if constexpr (is_host_space<Space>()) {
+      tiled_rows<decltype(fixed)::value>(space, points, out, row0, rows, dim, squared);
+    } else {
+      tiled_block_teams<decltype(fixed)::value>(space, points, out, row0, rows, dim, squared);
+    }
   });
 }
 

@@ -41,13 +41,17 @@ inline constexpr int kPanelThreads = 1024;
 inline constexpr int kWideLeafRows = 2048;
 // Rows of a leaf from which devices factor it in one launch with its rows resident in the team
 // scratch of teams that are all running at once, meeting at a barrier in global memory once a
-// column (factor_leaf_resident; Work::resident_leaf_rows). Prepared, not measured: a column there
-// costs a barrier (a counter in L2) where the over-device form pays a launch and a reduction
-// kernel, and the one team a pass through one multiprocessor. Never, until a GPU has timed it
-// (solver-dense-blocked-leaf-resident*).
-inline constexpr int kResidentLeafRows = std::numeric_limits<int>::max();
-// Rows each team of a resident leaf aims for: a row a thread (Work::resident_team_rows).
-inline constexpr int kResidentTeamRows = 256;
+// column (factor_leaf_resident; Work::resident_leaf_rows): a column there costs a barrier (a
+// counter in L2) where the over-device form pays a launch and a reduction kernel, and the one
+// team a pass through one multiprocessor. Every leaf, where it fits (else the forms above). H200,
+// Kokkos 4.6.01, one run (2026-12-01; solver-dense-blocked-leaf-*), a solve at n = 2048 / 4096:
+// every leaf resident in teams of 64 rows 17.4 / 38.8 ms, of 128 18.2 / 40.3, of 256 19.5 /
+// 42.9; resident from 512 rows (256 a team) 18.4 / 41.8, from 2048 21.3 / 45.3; the forms above
+// (one team, over the device from 2048 rows) 21.4 / 60.1; cuSOLVER 6.46 / 15.7.
+inline constexpr int kResidentLeafRows = 0;
+// Rows each team of a resident leaf aims for, a row a thread (Work::resident_team_rows): 64, the
+// fastest of 64, 128 and 256 above (more teams at each barrier, a shorter pass each).
+inline constexpr int kResidentTeamRows = 64;
 // The most teams a resident leaf is split among (the slots of their pivot candidates).
 inline constexpr int kResidentTeamsMax = 1024;
 // Spins a team waits at a resident leaf's barrier before it gives the leaf up (Work::

@@ -269,7 +269,8 @@ void batched_thread_on_slices(const Space& space, const A& a, const B& b, const 
 
 // One system per thread: on a device in registers up to order kRegisterOrderMax, up to
 // kColumnOrderMax a thread per column (each column in its registers), above it on the vector
-// lanes of one Kokkos thread (device_lu.hpp); on a host space on its work slices.
+// lanes of one Kokkos thread (device_lu.hpp; at kLanesBlockOrder in a fixed block); on a host
+// space on its work slices.
 template <class Space, class A, class B, class X, class Info, class LU, class Rhs, MINIAPP_KERNEL_UNIT>
 void batched_thread(const Space& space, const A& a, const B& b, const X& x, const Info& info, const LU& lu,
                     const Rhs& rhs) {
@@ -279,6 +280,8 @@ void batched_thread(const Space& space, const A& a, const B& b, const X& x, cons
       batched_thread_registers(space, a, b, x, info, n);
     } else if (n <= kColumnOrderMax) {
       batched_thread_columns(space, a, b, x, info);
+    } else if (n == kLanesBlockOrder) {
+      batched_thread_lanes<kLanesBlockOrder>(space, a, b, x, info);
     } else {
       batched_thread_lanes(space, a, b, x, info);
     }
