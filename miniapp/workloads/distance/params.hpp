@@ -124,13 +124,19 @@ struct Description {
 
   static VariantTable<Variant> variant_table() {
     const std::string chunked = "; chunked output overlaps copies with compute on " + overlap_spaces();
-    return {{Variant::Direct, "direct", "an entry per vector lane, a row per thread (TeamPolicy, j contiguous)" + chunked},
-            {Variant::Symmetric, "symmetric", "each pair once, both entries written (32 x 32 tile pairs of the triangle)"},
+    return {{Variant::Direct, "direct",
+             "host spaces: an entry per vector lane, a row per thread (TeamPolicy, j contiguous); GPUs: a thread per "
+             "4 rows x 8 columns" +
+                 chunked},
+            {Variant::Symmetric, "symmetric",
+             "each pair once, both entries written (tile pairs of the triangle: 32 x 32 on host spaces, 64 x 64 on "
+             "GPUs)"},
             {Variant::Gemm, "gemm",
              "x2 + y2 - 2 x.y with KokkosBlas::gemm, clamped at zero (CuPy's form; loses accuracy for near-identical "
              "points)",
              compat::unavailable_without_kokkos_kernels()},
-            {Variant::Tiled, "tiled", "teams of 16 rows, column points staged in scratch memory" + chunked}};
+            {Variant::Tiled, "tiled",
+             "teams of 16 rows (on GPUs x 256 columns), column points staged in scratch memory" + chunked}};
   }
   static Variant variant(const std::string& name) { return variant_id(variant_table(), name, "distance"); }
   static std::vector<VariantInfo> variants() { return variant_infos(variant_table()); }
