@@ -10,7 +10,8 @@
 #
 #   host: Kokkos (Serial + OpenMP) + Kokkos Kernels from the bundle, then the mini-app, its e2e
 #         suite and the job subcommands' tests, which then run in the same namespace (e2e, and
-#         every unit ctest but the unit-test binary's: unit.jobs, unit.kokkos-tools, the scripts').
+#         every unit ctest but the unit-test binary's: unit.jobs, unit.kokkos-tools, the scripts';
+#         not unit.<space>, unit.common, unit.crash-report).
 #   cuda: Kokkos (Serial + OpenMP + CUDA, sm_90: Kokkos_ARCH_HOPPER90 from the bundle's patch) +
 #         Kokkos Kernels with cuBLAS, the project configured against them with nvcc_wrapper, and
 #         the parts that prove the CUDA link and code generation: the e2e test binary (GoogleTest +
@@ -113,7 +114,7 @@ if [ "$BACKEND" = host ]; then
     --targets miniapp,miniapp_e2e_tests,miniapp_jobs_tests,miniapp_region_tree \
     || fail "build-offline.sh --backend host failed"
   cd "$WORK/build-host/project" || fail "no project build"
-  ctest -L 'unit|e2e' -E '^unit\.(serial|openmp|common)$' --output-on-failure --timeout 900 \
+  ctest -L 'unit|e2e' -E '^unit\.(serial|openmp|common|crash-report)$' --output-on-failure --timeout 900 \
     || fail "the e2e and unit tests of the offline build failed"
 else
   PATH="$(dirname "$NVCC"):$PATH"
