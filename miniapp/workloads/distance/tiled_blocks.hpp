@@ -67,13 +67,11 @@ void tiled_blocks(const Space& space, const Points& points, const Out& out, std:
 template <class Space, class Points, class Out>
 void tiled(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows, int dim,
            bool squared) {
-  with_dimension(dim, [&](auto fixed) {
-    if constexpr (is_host_space<Space>()) {
-      tiled_rows<decltype(fixed)::value>(space, points, out, row0, rows, dim, squared);
-    } else {
-      tiled_block_teams<decltype(fixed)::value>(space, points, out, row0, rows, dim, squared);
-    }
-  });
+  if constexpr (is_host_space<Space>()) {
+    with_dimension(dim, [&](auto fixed) { tiled_rows<decltype(fixed)::value>(space, points, out, row0, rows, dim, squared); });
+  } else {
+    tiled_blocks(space, points, out, row0, rows, dim, squared);
+  }
 }
 
 }  // namespace miniapp::distance::kernels
