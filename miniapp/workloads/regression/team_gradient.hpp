@@ -69,15 +69,39 @@ constexpr bool team_gradient_narrow_form_takes(const std::size_t cols) {
   return cols >= 1 && cols <= static_cast<std::size_t>(kTeamGradientNarrowColumns);
 }
 
+// The teams of 256 lanes each a GPU multiprocessor is to hold at once for TeamGradient's form on
+// `Lanes` lanes with `RegisterColumns` (the compiler then keeps each thread's registers to
+// 65536 / (256 x that), as a kernel's launch bounds ask), 0 where the compiler chooses. The
+// register form in float32 on 4 lanes: 3 (80 registers at most). nvcc 13.0, sm_90, Kokkos 4.6.01
+// (ptxas -v): its kernel took 80 registers at 177bf44, then 93 once the team's totals were added
+// in slices (c10cfc5), which leaves room for 2 teams of 256 threads a multiprocessor instead of 3;
+// on the H200 10^6 x 50 went from 0.117 to 0.163 ms (2026-11-29, 2026-12-01: 1.39x, the 1.5x of
+// the resident warps at a memory-bound rate), the one-launch step (87 registers) from 0.134 to
+// 0.169. On 8 lanes 48 -> 56 registers (5 teams -> 4) went from 0.133 to 0.166. Float64 at 121
+// registers held 2 teams before and after and kept its time (0.183, 0.180); 3 would take 80 of
+// its 96 registers of values and spill. Prepared for a GPU: benchmarks
+// regression-sums-registers-lanes4 (bounded) against -unbounded.
+template <class Scalar, int Lanes, int RegisterColumns>
+constexpr int team_gradient_min_teams() {
+  return RegisterColumns > kTeamGradientNarrowColumns && Lanes == kTeamGradientRegisterLanes && sizeof(Scalar) <= 4
+             ? 3
+             : 0;
+}
+
 // Lanes: the vector lanes across a row on device spaces (at most a warp, 32), threads of
 // 256 / Lanes lanes to a team, so a team has 256 lanes whatever the split. Host spaces: one lane,
 // one thread. Chunk: the columns a lane reads per step. RegisterColumns: 0, the sums in scratch
 // (any row length); else the register form for rows of at most that many columns, a lane's
 // columns lane, lane + kLanes, ... (RegisterColumns / kLanes of them) held in registers.
+// MinTeams: teams a multiprocessor holds at once, as launch bounds (above; 0 none, -1 the choice
+// of team_gradient_min_teams); host spaces ignore it.
 template <class Scalar, class Space, int Lanes = kTeamGradientLanes<Scalar>, int Chunk = kTeamGradientChunk,
-          int RegisterColumns = 0>
+          int RegisterColumns = 0, int MinTeams = -1>
 struct TeamGradient {
-  using Policy = Kokkos::TeamPolicy<Space>;
+  static constexpr int kMinTeams =
+      is_host_space<Space>() ? 0 : MinTeams >= 0 ? MinTeams : team_gradient_min_teams<Scalar, Lanes, RegisterColumns>();
+  using Policy = std::conditional_t<kMinTeams == 0, Kokkos::TeamPolicy<Space>,
+                                    Kokkos::TeamPolicy<Space, Kokkos::LaunchBounds<256, (kMinTeams > 0 ? kMinTeams : 1)>>>;
   using Member = typename Policy::member_type;
   using MemorySpace = typename Space::memory_space;
   using Scratch = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::scratch_memory_space,
@@ -314,12 +338,13 @@ bool with_team_form(const std::size_t cols, F&& f) {
 }
 
 // TeamGradient's functor for one pass over x (team_gradient_sums), its partials checked.
-template <int Lanes, int Chunk, int RegisterColumns, class Space, class X, class Y, class Beta, class Partials,
-          class Sums>
+template <int Lanes, int Chunk, int RegisterColumns, int MinTeams = -1, class Space, class X, class Y, class Beta,
+          class Partials, class Sums>
 auto team_gradient(const Space& space, const X& x, const Y& y, const Beta& beta, const Partials& partials,
                    const Sums&) {
   using Scalar = typename Sums::non_const_value_type;
-  using F = TeamGradient<Scalar, Space, (Lanes > 0 ? Lanes : kTeamGradientLanes<Scalar>), Chunk, RegisterColumns>;
+  using F = TeamGradient<Scalar, Space, (Lanes > 0 ? Lanes : kTeamGradientLanes<Scalar>), Chunk, RegisterColumns,
+                         MinTeams>;
   if (RegisterColumns > 0 && x.extent(1) > static_cast<std::size_t>(F::kPerLane) * F::kLanes)
     throw std::logic_error("team_gradient_sums: rows of " + std::to_string(x.extent(1)) +
                            " columns, the register form holds " + std::to_string(F::kPerLane * F::kLanes));
@@ -335,12 +360,12 @@ auto team_gradient(const Space& space, const X& x, const Y& y, const Beta& beta,
 // One pass over X by TeamGradient: the gradient sums and the sum of squared residuals into sums.
 // `partials`: at least team_gradient_partials_size values of the space's memory. Lanes 0:
 // kTeamGradientLanes of the sums' values. RegisterColumns > 0: the register form, for rows of at
-// most that many columns (a wider X is refused).
-template <int Lanes = 0, int Chunk = kTeamGradientChunk, int RegisterColumns = 0, class Space, class X, class Y,
-          class Beta, class Partials, class Sums, MINIAPP_KERNEL_UNIT>
+// most that many columns (a wider X is refused). MinTeams: TeamGradient's (-1: its choice).
+template <int Lanes = 0, int Chunk = kTeamGradientChunk, int RegisterColumns = 0, int MinTeams = -1, class Space,
+          class X, class Y, class Beta, class Partials, class Sums, MINIAPP_KERNEL_UNIT>
 void team_gradient_sums(const Space& space, const X& x, const Y& y, const Beta& beta, const Partials& partials,
                         const Sums& sums) {
-  const auto f = team_gradient<Lanes, Chunk, RegisterColumns>(space, x, y, beta, partials, sums);
+  const auto f = team_gradient<Lanes, Chunk, RegisterColumns, MinTeams>(space, x, y, beta, partials, sums);
   Kokkos::parallel_for("regression::fused-teams", f.policy(space), f);
   add_team_totals(space, f.partials, sums);
 }
