@@ -9,7 +9,7 @@ ratio, NumPy time / mini-app time (above 1: the mini-app is faster).
 
     benchmarks/peers.py [--miniapp build/bin/miniapp] [--rounds 3] [--threads 2] [--space openmp]
                         [--gpu-peers [--gpu-space cuda]] [--quick] [--markdown FILE] [--json FILE]
-                        [--update FILE]
+                        [--update FILE] [--deadline SECONDS]
 
 NumPy is Debian's python3-numpy (run this with /usr/bin/python3): its BLAS/LAPACK is the one
 Debian's alternatives select; `blas` in the JSON names it. Both sides get OMP_NUM_THREADS and
@@ -17,10 +17,15 @@ OPENBLAS_NUM_THREADS = --threads (set before NumPy loads).
 --gpu-peers: a second table, the seeds' GPU libraries (CuPy, Numba, JAX, PyTorch: gpu_peers.py)
 beside the mini-app's --gpu-space (run in the same deck), each library not run with its reason; a
 peer's result that differs from NumPy's beyond its row's tolerance is an error (exit 1).
---quick: one round of small sizes, for the benchmark smoke test (its figures mean nothing).
+--quick: small sizes, one repetition and (unless --rounds says) one round, for the benchmark smoke
+test (its figures mean nothing).
 --update FILE: the table, with the command that made it, replaces what stands between the lines
 `<!-- peers.py begin -->` and `<!-- peers.py end -->` in FILE (the README's performance table);
 a FILE without both markers, in that order, is refused (exit 2) before anything runs.
+--markdown and --json are written again after every round (each replaced whole), so a run that is
+killed keeps the rounds it finished. --deadline SECONDS: no round is started that would, at the
+pace of the slowest so far, end later than SECONDS after the start (the first always runs); the
+tables say how many rounds ran of how many asked.
 Exit status: 0, 1 when the mini-app failed or a result did not verify, 2 on bad usage.
 """
 
@@ -336,7 +341,7 @@ def markdown_table(result_rows, where, blas, args, provenance, rounds, repetitio
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--miniapp", default=os.path.join("build", "bin", "miniapp"))
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, help="alternating rounds (default 3; 1 with --quick)")
     parser.add_argument("--repetitions", type=int, default=3, help="timed repetitions per side per round")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--space", default="openmp")
@@ -347,6 +352,8 @@ def parse_args(argv):
     parser.add_argument("--markdown")
     parser.add_argument("--json")
     parser.add_argument("--update", metavar="FILE")
+    parser.add_argument("--deadline", type=float, metavar="SECONDS",
+                        help="start no round that would end later than this after the start")
     args = parser.parse_args(argv)
     if args.update:
         try:
@@ -356,17 +363,23 @@ def parse_args(argv):
             parser.error(f"--update: {e}")
         if split_at_markers(args.update_text) is None:
             parser.error(f"--update: {args.update} has no single '{BEGIN}' line followed by one '{END}' line")
+    if args.rounds is None:
+        args.rounds = 1 if args.quick else 3
     if args.rounds < 1 or args.repetitions < 1 or args.threads < 1:
         parser.error("--rounds, --repetitions and --threads must be at least 1")
+    if args.deadline is not None and not args.deadline > 0:
+        parser.error("--deadline must be a positive number of seconds")
     if not os.access(args.miniapp, os.X_OK):
         parser.error(f"no mini-app binary at {args.miniapp} (build it, or pass --miniapp)")
     return args
 
 
-def measure(args, table, libraries, rounds, repetitions):
+def measure(args, table, libraries, rounds, repetitions, after_round=None, deadline=None):
     """Alternating rounds: the mini-app's deck, NumPy's forms, the GPU libraries' forms.
     Returns (mini-app times, NumPy times, GPU peers' times, provenance, {(row, library): why a
-    GPU peer's form failed}); raises RuntimeError."""
+    GPU peer's form failed}, rounds run); raises RuntimeError. after_round(the same five, rounds
+    run so far) after each round; deadline: time.monotonic() past which no round may end (by the
+    slowest round so far), None for none."""
     env = dict(os.environ, OMP_PROC_BIND="spread", OMP_PLACES="threads")
     spaces = [args.space] + ([args.gpu_space] if args.gpu_peers and args.gpu_space != args.space else [])
     deck = deck_text(table, spaces, repetitions)
@@ -375,7 +388,12 @@ def measure(args, table, libraries, rounds, repetitions):
     references = [np.asarray(form(), dtype=np.float64) for form in forms] if libraries else []
     mini, peer, gpu, device_forms, failed = {}, {i: [] for i in range(len(table))}, {}, {}, {}
     provenance = {}
+    slowest = 0.0
     for r in range(rounds):
+        if r > 0 and deadline is not None and time.monotonic() + slowest > deadline:
+            print(f"stopping after {r} of {rounds} rounds: another would end past --deadline", file=sys.stderr)
+            return mini, peer, gpu, provenance, failed, r
+        started = time.monotonic()
         times, provenance = run_miniapp(args.miniapp, deck, env, args.threads)
         for key, seconds in times.items():
             mini.setdefault(key, []).append(seconds)
@@ -385,50 +403,72 @@ def measure(args, table, libraries, rounds, repetitions):
             for key, seconds in gpu_peers.run_round(libraries, table, data, references, repetitions,
                                                     device_forms, failed).items():
                 gpu.setdefault(key, []).append(seconds)
-        print(f"round {r + 1}/{rounds} done", file=sys.stderr)
-    return mini, peer, gpu, provenance, failed
+        slowest = max(slowest, time.monotonic() - started)
+        if after_round is not None:
+            after_round(mini, peer, gpu, provenance, failed, r + 1)
+        print(f"round {r + 1}/{rounds} done", file=sys.stderr, flush=True)
+    return mini, peer, gpu, provenance, failed, rounds
+
+
+def write_whole(path, text):
+    """text as the file at path, replaced whole (a kill leaves the old file or the new one)."""
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
 
 
 def main(argv):
     args = parse_args(argv)
-    rounds, repetitions = (1, 1) if args.quick else (args.rounds, args.repetitions)
+    start = time.monotonic()
+    rounds, repetitions = args.rounds, 1 if args.quick else args.repetitions
     numpy_blas_library = numpy_blas()  # before the GPU libraries load their own BLAS (cuBLAS)
     libraries, reasons = gpu_peers.load_all() if args.gpu_peers else ([], {})
     table = rows(args.quick)
+    where = machine()
+    blas = (numpy_blas_library, openblas_core())
+
+    def tables(mini, peer, gpu, provenance, failed, done):
+        """The markdown and the JSON of the rounds run so far (`done` of `rounds`)."""
+        not_run = dict(reasons)
+        for (i, name), why in failed.items():
+            not_run[f"{name}, {table[i]['label']}"] = f"its form failed ({why})"
+        ran = f"{done}" if done == rounds else f"{done} (of {rounds} asked)"
+        result_rows = ratio_rows(table, mini, peer, args.space)
+        text = markdown_table(result_rows, where, blas, args, provenance, ran, repetitions)
+        gpu_rows = []
+        if args.gpu_peers:
+            gpu_rows = gpu_ratio_rows(table, mini, gpu, [library.name for library in libraries], args.gpu_space)
+            text += "\n" + gpu_markdown(gpu_rows, libraries, not_run, args.gpu_space, ran, repetitions)
+        gpu_json = dict(space=args.gpu_space, libraries={lib.name: lib.version for lib in libraries},
+                        not_run=not_run, rows=gpu_rows) if args.gpu_peers else None
+        record = dict(machine=where, threads=args.threads, space=args.space, numpy=np.__version__,
+                      numpy_blas=blas[0], openblas_core=blas[1], miniapp_cpus_allowed=provenance.get("cpus_allowed"),
+                      start_cpus=len(START_CPUS), rounds=done, rounds_asked=rounds, repetitions=repetitions,
+                      quick=args.quick, rows=result_rows, gpu_peers=gpu_json)
+        return text, record
+
+    def write(mini, peer, gpu, provenance, failed, done):
+        text, record = tables(mini, peer, gpu, provenance, failed, done)
+        if args.markdown:
+            write_whole(args.markdown, text)
+        if args.json:
+            write_whole(args.json, json.dumps(record, indent=1))
+
+    deadline = start + args.deadline if args.deadline is not None else None
     try:
-        mini, peer, gpu, provenance, failed = measure(args, table, libraries, rounds, repetitions)
+        mini, peer, gpu, provenance, failed, done = measure(args, table, libraries, rounds, repetitions,
+                                                            after_round=write, deadline=deadline)
     except RuntimeError as e:
         print(f"peers.py: {e}", file=sys.stderr)
         return 1
-    for (i, name), why in failed.items():
-        reasons[f"{name}, {table[i]['label']}"] = f"its form failed ({why})"
-
-    result_rows = ratio_rows(table, mini, peer, args.space)
-    where = machine()
-    blas = (numpy_blas_library, openblas_core())
-    text = markdown_table(result_rows, where, blas, args, provenance, rounds, repetitions)
-    gpu_rows = []
-    if args.gpu_peers:
-        gpu_rows = gpu_ratio_rows(table, mini, gpu, [library.name for library in libraries], args.gpu_space)
-        text += "\n" + gpu_markdown(gpu_rows, libraries, reasons, args.gpu_space, rounds, repetitions)
+    text, _ = tables(mini, peer, gpu, provenance, failed, done)
     print(text)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text)
     if args.update:
         before, after = split_at_markers(args.update_text)
         made_by = ("benchmarks/peers.py " + " ".join(argv)).strip()
         with open(args.update + ".tmp", "w") as f:
             f.write(f"{before}\n{time.strftime('%Y-%m-%d')}, `{made_by}`:\n\n{text}\n{after}")
         os.replace(args.update + ".tmp", args.update)
-    if args.json:
-        gpu_json = dict(space=args.gpu_space, libraries={lib.name: lib.version for lib in libraries},
-                        not_run=reasons, rows=gpu_rows) if args.gpu_peers else None
-        with open(args.json, "w") as f:
-            json.dump(dict(machine=where, threads=args.threads, space=args.space, numpy=np.__version__,
-                           numpy_blas=blas[0], openblas_core=blas[1], miniapp_cpus_allowed=provenance.get("cpus_allowed"),
-                           start_cpus=len(START_CPUS), rounds=rounds, repetitions=repetitions, quick=args.quick,
-                           rows=result_rows, gpu_peers=gpu_json), f, indent=1)
     return 0
 
 

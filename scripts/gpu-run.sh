@@ -236,6 +236,14 @@ unit_tests_step() {
   run_step unit-tests 150 "$OUT/logs/unit-tests.log" \
     bash -c 'cd "$1" && shift && exec ctest "$@"' ctest "$BUILD/project" \
     -L unit "${unit_exclude[@]}" --output-on-failure --timeout 120 "${junit[@]}"
+  local rc=$?
+  # A test that crashed printed its stack as the binary's addresses: named here, while this
+  # machine still has the binaries (logs/unit-tests-crashes.log).
+  if grep -q '^crashed: ' "$OUT/logs/unit-tests.log" 2>/dev/null; then
+    "$ROOT/scripts/lib/symbolize-crashes.sh" "$OUT/logs/unit-tests.log" >"$OUT/logs/unit-tests-crashes.log" 2>&1
+    log "unit-tests: crashes, their stacks named in logs/unit-tests-crashes.log"
+  fi
+  return "$rc"
 }
 
 # 3. The decks, device space against host space; seed 000 once more at the GPU size.
@@ -296,6 +304,12 @@ peers_step() {
     printf 'peers\tskipped\t0\t\tNumPy does not import in %s\n' "$(command -v python3)" >>"$STEPS"
   else
     peer_size=(--rounds 3); [ "$BACKEND" = host ] && peer_size=(--quick)  # a rehearsal: small sizes
+    # The rounds that fit what is left: no round is started that would end past the step's limit
+    # (a short slot got two of three rounds into 55 s and lost them all when the step was stopped);
+    # the files are written after each round as well.
+    local cap=240 left=$(( $(remaining) - SUMMARY_RESERVE ))
+    [ "$left" -lt "$cap" ] && cap=$left
+    [ "$cap" -gt 15 ] && peer_size+=(--deadline $((cap - 10)))
     # --gpu-peers: CuPy, Numba, JAX and PyTorch where they import, beside the device space.
     run_step peers 240 "$OUT/logs/peers.log" python3 "$ROOT/benchmarks/peers.py" --miniapp "$BIN/miniapp" \
       --space "$HOST_SPACE" --threads "$OMP_NUM_THREADS" "${peer_size[@]}" --gpu-peers --gpu-space "$DEVICE_SPACE" \

@@ -2,7 +2,9 @@
 # ctest `benchmark.peers` (label `benchmark`): benchmarks/peers.py --quick, one round of small
 # sizes, must run every row with the mini-app's results verified and print its table, with the
 # GPU peers' table (--gpu-peers beside the serial space: each library run or its reason); then
-# check_gpu_peers.py checks the GPU peers' forms without a GPU. Never judged on time. Debian's
+# check_gpu_peers.py checks the GPU peers' forms without a GPU; then --deadline stops before a
+# round that would end past it, and a run killed between rounds keeps the rounds it finished in
+# its --json and --markdown files. Never judged on time. Debian's
 # python3-numpy and python3-numba come through scripts/bootstrap-debian.sh --report-packages;
 # "skipped: <why>" (ctest: skipped) only where no package archive offers NumPy.
 #   peers_smoke.sh MINIAPP SOURCE_DIR
@@ -85,3 +87,23 @@ PY
 grep -q "^Not run: \|^| workload | mini-app variant | mini-app ms |" "$out/page.md" \
   || { cat "$out/page.md"; echo "FAIL: the GPU peers' part of the table is missing"; exit 1; }
 /usr/bin/python3 "$SRC/tests/benchmark/check_gpu_peers.py" || { echo "FAIL: check_gpu_peers.py"; exit 1; }
+# --deadline: no round starts that would end past it (the first always runs), and the tables say
+# how many ran of how many were asked.
+/usr/bin/python3 "$SRC/benchmarks/peers.py" --quick --rounds 3 --deadline 0.001 --miniapp "$MINIAPP" \
+  --json "$out/deadline.json" --markdown "$out/deadline.md" >"$out/deadline.log" 2>&1 \
+  || { cat "$out/deadline.log"; echo "FAIL: peers.py --deadline exited with $?"; exit 1; }
+grep -q "stopping after 1 of 3 rounds" "$out/deadline.log" && grep -q "medians of 1 (of 3 asked) alternating rounds" "$out/deadline.md" \
+  && /usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d["rounds"] == 1 and d["rounds_asked"] == 3))' "$out/deadline.json" \
+  || { cat "$out/deadline.log" "$out/deadline.md"; echo "FAIL: --deadline did not stop after the first round, or the tables do not say so"; exit 1; }
+echo "ok: --deadline stopped after 1 of 3 rounds, and the tables say so"
+# Killed between rounds, the rounds it finished are in its files (written after each round).
+/usr/bin/python3 "$SRC/benchmarks/peers.py" --quick --rounds 1000 --miniapp "$MINIAPP" --json "$out/killed.json" \
+  --markdown "$out/killed.md" >"$out/killed.log" 2>&1 &
+pid=$!
+for _ in $(seq 600); do grep -q "^round 1/1000 done" "$out/killed.log" && break; sleep 0.1; done
+kill -TERM "$pid"; wait "$pid"
+grep -q "^round 1/1000 done" "$out/killed.log" || { cat "$out/killed.log"; echo "FAIL: no round finished in 60 s"; exit 1; }
+/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (1 <= d["rounds"] < 1000 and d["rounds_asked"] == 1000 and d["rows"]))' "$out/killed.json" \
+  && grep -q "of 1000 asked" "$out/killed.md" \
+  || { cat "$out/killed.log"; echo "FAIL: the killed run's files do not hold the rounds it finished"; exit 1; }
+echo "ok: killed after $(grep -c '^round .* done' "$out/killed.log") round(s), its files hold them"
