@@ -158,12 +158,12 @@ void distance_direct_compute(benchmark::State& state) {
       false);
 }
 
-// symmetric with tiles of T (kernels::symmetric<T>).
-template <int T, class Space>
+// symmetric with tiles of T (kernels::symmetric<T, Held>; Held: column points held in registers).
+template <int T, class Space, bool Held = false>
 void distance_symmetric_form(benchmark::State& state) {
   distance_form<Space>(state, "symmetric", [](const Space& space, const auto& coordinates, const auto& out,
                                               std::int64_t, int dim) {
-    distance::kernels::symmetric<T>(space, coordinates, out, dim, false);
+    distance::kernels::symmetric<T, Held>(space, coordinates, out, dim, false);
   });
 }
 
@@ -245,6 +245,13 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
       benchmark::RegisterBenchmark(("distance-symmetric-t32/float32/" + s).c_str(), distance_symmetric_form<32, Space>)
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("distance-symmetric-t64/float32/" + s).c_str(), distance_symmetric_form<64, Space>)
+          ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      // the same tiles with each lane's column points held in registers down the tile's rows
+      benchmark::RegisterBenchmark(("distance-symmetric-held-t32/float32/" + s).c_str(),
+                                   distance_symmetric_form<32, Space, true>)
+          ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("distance-symmetric-held-t64/float32/" + s).c_str(),
+                                   distance_symmetric_form<64, Space, true>)
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
     }
   });

@@ -239,17 +239,18 @@ std::size_t entries_unlike_direct(int dim, std::size_t n, std::int64_t row0, std
   return differing;
 }
 
-// symmetric's tiles of 32 (the workload's) and 64 give direct's whole matrix bit for bit.
-template <int T, class Space>
+// symmetric's tiles of 32 (the workload's) and 64, each plain and with the column points held
+// (Held), give direct's whole matrix bit for bit.
+template <int T, class Space, bool Held = false>
 void expect_symmetric_tiles_equal_direct(int dim, std::size_t n) {
   const auto rows = static_cast<std::int64_t>(n);
   EXPECT_EQ(entries_unlike_direct<Space>(dim, n, 0, rows, 5,
                                          [](const Space& space, const auto& coordinates, const auto& out, std::int64_t,
                                             std::int64_t, int d) {
-                                           distance::kernels::symmetric<T>(space, coordinates, out, d, false);
+                                           distance::kernels::symmetric<T, Held>(space, coordinates, out, d, false);
                                          }),
             0u)
-      << "tiles of " << T << ", dim " << dim << ", n " << n;
+      << "tiles of " << T << (Held ? ", held columns" : "") << ", dim " << dim << ", n " << n;
 }
 
 // tiled's block form (a team per tile of rows x columns) gives direct's rows bit for bit.
@@ -292,12 +293,15 @@ TYPED_TEST(DistanceTest, FlatFormsBoundProbeWritesNoEntry) {
   }
 }
 
-// symmetric: orders below, at and around a tile, across dimensions.
+// symmetric: orders below, at and around a tile, across dimensions (1 and 7 read at run time,
+// where the held form is the plain one; 2 and 3 compiled in).
 TYPED_TEST(DistanceTest, SymmetricTilesGiveDirectsMatrixExactly) {
-  for (int dim : {1, 3, 7})
+  for (int dim : {1, 2, 3, 7})
     for (std::size_t n : {1, 31, 32, 33, 64, 65, 200}) {
       expect_symmetric_tiles_equal_direct<32, TypeParam>(dim, n);
       expect_symmetric_tiles_equal_direct<64, TypeParam>(dim, n);  // the device spaces' kSymmetricTile
+      expect_symmetric_tiles_equal_direct<32, TypeParam, true>(dim, n);
+      expect_symmetric_tiles_equal_direct<64, TypeParam, true>(dim, n);
     }
 }
 

@@ -84,13 +84,7 @@ void direct_flat(const Space& space, const Points& points, const Out& out, std::
 // columns c, c + q, ... (q = ceil(n / K)), so a warp's stores stay contiguous. The same
 // squared_distance as the team form: the values agree bit for bit. Dimensions read at run time
 // (Dim 0) take the flat form.
-template <int Dim, class Scalar, int K>
-struct HeldColumns {
-  using non_const_value_type = Scalar;
-  Scalar c[K][Dim];
-  KOKKOS_INLINE_FUNCTION Scalar operator()(const std::int64_t k, const int d) const { return c[k][d]; }
-};
-
+// (HeldColumns: kernels.hpp, which symmetric's held form shares.)
 template <int R, int K, int Dim, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
 void direct_block_rows(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
                        int runtime_dim, bool squared) {

@@ -129,6 +129,15 @@ KOKKOS_INLINE_FUNCTION auto squared_distance(const Own& own, const Columns& colu
   return s;
 }
 
+// K column points of Dim coordinates held in a thread's registers, read as squared_distance reads
+// the points (column k, coordinate d): direct_block and symmetric's held form.
+template <int Dim, class Scalar, int K>
+struct HeldColumns {
+  using non_const_value_type = Scalar;
+  Scalar c[K][Dim];
+  KOKKOS_INLINE_FUNCTION Scalar operator()(const std::int64_t k, const int d) const { return c[k][d]; }
+};
+
 // Calls f with std::integral_constant<int, D> for the dimensions compiled as constants (2, 3)
 // and with D = 0, read at run time, for any other.
 template <class F>
