@@ -167,13 +167,17 @@ void batched_thread_registers_compute(benchmark::State& state) {
 }
 
 // batched-thread's lanes mapping (Lanes; each system held as LanesMatrix<Rows> holds it) or column
-// mapping, whatever the workload picks for n (devices: columns up to kColumnOrderMax).
+// mapping, whatever the workload picks for n (devices: columns up to kColumnOrderMax), or with
+// Rows > 0 the column mapping with rows padded to Rows, a thread a column, 32 / Rows systems a
+// warp (batched_thread_columns<Rows, Rows, 32 / Rows>).
 template <bool Lanes, class Space, int Rows = 0>
 void batched_thread_mapping(benchmark::State& state) {
   batched_on_views<Space>(state, "batched-thread", Lanes ? "the lanes mapping" : "the column mapping",
                           [](const Space& space, const auto& a, const auto& b, const auto& x, const auto& info) {
                             if constexpr (Lanes) {
                               solver::batched_thread_lanes<Rows>(space, a, b, x, info);
+                            } else if constexpr (Rows > 0) {
+                              solver::batched_thread_columns<Rows, Rows, 32 / Rows>(space, a, b, x, info);
                             } else {
                               solver::batched_thread_columns(space, a, b, x, info);
                             }
@@ -422,7 +426,14 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
           ->Args({32, 10000})->Args({32, 1000})->UseManualTime()->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("solver-batched-thread-columns/float64/" + s).c_str(),
                                    batched_thread_mapping<false, Space>)
-          ->Args({16, 10000})->UseManualTime()->Unit(benchmark::kMillisecond);
+          ->Args({16, 10000})->Args({10, 100000})->UseManualTime()->Unit(benchmark::kMillisecond);
+      // the register form's orders on the column mapping (prepared: the register form at order 8
+      // takes 216 registers a thread in float64, 9 warps a multiprocessor, and reached 32% of its
+      // bytes floor on the H200, 2026-12-01): rows padded to 8, four systems a warp, a thread a
+      // column; at order 10 the workload's padding to 16 (above)
+      benchmark::RegisterBenchmark(("solver-batched-thread-columns8/float64/" + s).c_str(),
+                                   batched_thread_mapping<false, Space, 8>)
+          ->Args({8, 100000})->UseManualTime()->Unit(benchmark::kMillisecond);
       // the register form (the workload's up to kRegisterOrderMax) at order 8 and at seed 001's
       // order 10, beside its bound probe (staging its loads through scratch was 2.5x / 3.9x slower
       // on the H200, 2026-12-01, and was removed)
