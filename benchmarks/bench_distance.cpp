@@ -167,12 +167,13 @@ void distance_symmetric_form(benchmark::State& state) {
   });
 }
 
-// tiled's block form (kernels::tiled_blocks: a team per tile of rows x columns).
-template <class Space>
+// tiled's block form (kernels::tiled_blocks<Held, Rows>: a team per tile of Rows rows x columns;
+// Held: the tile's column points in the lanes' registers).
+template <class Space, bool Held = false, int Rows = distance::kernels::kTileRows>
 void distance_tiled_blocks(benchmark::State& state) {
   distance_form<Space>(state, "tiled", [](const Space& space, const auto& coordinates, const auto& out,
                                           std::int64_t rows, int dim) {
-    distance::kernels::tiled_blocks(space, coordinates, out, 0, rows, dim, false);
+    distance::kernels::tiled_blocks<Held, Rows>(space, coordinates, out, 0, rows, dim, false);
   });
 }
 
@@ -240,6 +241,14 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
       // tiled as a team per tile of 16 rows x 256 columns (the workload's: a team per 16 rows)
       benchmark::RegisterBenchmark(("distance-tiled-blocks/float32/" + s).c_str(), distance_tiled_blocks<Space>)
+          ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      // the same with each lane's column points held in registers, 16 and 32 rows a team (two and
+      // four rows a thread: direct's block form takes four)
+      benchmark::RegisterBenchmark(("distance-tiled-blocks-held/float32/" + s).c_str(),
+                                   distance_tiled_blocks<Space, true>)
+          ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("distance-tiled-blocks-held-r32/float32/" + s).c_str(),
+                                   distance_tiled_blocks<Space, true, 32>)
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
       // symmetric's tiles: the workload's 32 x 32 (padded in scratch since 2026-11-30) and 64 x 64
       benchmark::RegisterBenchmark(("distance-symmetric-t32/float32/" + s).c_str(), distance_symmetric_form<32, Space>)

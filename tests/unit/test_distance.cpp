@@ -253,17 +253,19 @@ void expect_symmetric_tiles_equal_direct(int dim, std::size_t n) {
       << "tiles of " << T << (Held ? ", held columns" : "") << ", dim " << dim << ", n " << n;
 }
 
-// tiled's block form (a team per tile of rows x columns) gives direct's rows bit for bit.
-template <class Space>
+// tiled's block form (a team per tile of Rows rows x columns; Held: the column points held in
+// registers) gives direct's rows bit for bit.
+template <class Space, bool Held = false, int Rows = distance::kernels::kTileRows>
 void expect_tiled_blocks_equal_direct(int dim, std::size_t n, std::int64_t row0, std::int64_t rows) {
   EXPECT_EQ(entries_unlike_direct<Space>(dim, n, row0, rows, 8,
                                          [](const Space& space, const auto& coordinates, const auto& out,
                                             std::int64_t first, std::int64_t count, int d) {
-                                           distance::kernels::tiled_blocks(space, coordinates, out, first, count, d,
-                                                                           false);
+                                           distance::kernels::tiled_blocks<Held, Rows>(space, coordinates, out, first,
+                                                                                       count, d, false);
                                          }),
             0u)
-      << "dim " << dim << ", n " << n << ", rows " << row0 << " + " << rows;
+      << (Held ? "held, " : "") << Rows << " rows a team, dim " << dim << ", n " << n << ", rows " << row0 << " + "
+      << rows;
 }
 }  // namespace
 
@@ -275,6 +277,11 @@ TYPED_TEST(DistanceTest, TiledBlocksGiveDirectsRowsExactly) {
   expect_tiled_blocks_equal_direct<TypeParam>(7, 3000, 37, 20);
   expect_tiled_blocks_equal_direct<TypeParam>(1, 5000, 0, 17);
   expect_tiled_blocks_equal_direct<TypeParam>(2, 700, 3, 33);
+  // held: a tile of 256 columns and a part-filled one, and rows past a team's block
+  expect_tiled_blocks_equal_direct<TypeParam, true>(3, 300, 0, 300);
+  expect_tiled_blocks_equal_direct<TypeParam, true>(2, 700, 3, 33);
+  expect_tiled_blocks_equal_direct<TypeParam, true, 32>(3, 600, 5, 70);
+  expect_tiled_blocks_equal_direct<TypeParam, true>(7, 3000, 37, 20);  // dim read at run time: the plain form
 }
 
 // direct_flat<K, false>, the benchmarks' bound probe (distance-direct-flat-k16-compute): every
