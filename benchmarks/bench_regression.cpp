@@ -226,8 +226,11 @@ void register_for_precision(const std::string& precision) {
       sums("registers-lanes8", gradient_sums<Scalar, Space, 8, kChunk, kColumns>);
       sums("registers-lanes16", gradient_sums<Scalar, Space, 16, kChunk, kColumns>);
       // the register form on 4 lanes with no launch bounds (float32's are 3 teams a multiprocessor:
-      // team_gradient_min_teams; float64 has none, so there the two are one kernel)
+      // team_gradient_min_teams; float64 has none, so there the two are one kernel), and float32's
+      // with 4 teams (64 registers: ptxas spills 80 bytes; float64 would spill 472)
       sums("registers-lanes4-unbounded", gradient_sums<Scalar, Space, 4, kChunk, kColumns, 0>);
+      if constexpr (sizeof(Scalar) == 4)
+        sums("registers-lanes4-teams4", gradient_sums<Scalar, Space, 4, kChunk, kColumns, 4>);
       // the single-variable model's rows of 2: FusedGradient against the narrow form
       sums("rows", gradient_sums<Scalar, Space, 0>, 1);
       sums("narrow", gradient_sums<Scalar, Space, 1, kChunk, regression::kTeamGradientNarrowColumns>, 1);
