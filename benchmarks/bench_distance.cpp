@@ -255,10 +255,7 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("distance-symmetric-t64/float32/" + s).c_str(), distance_symmetric_form<64, Space>)
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
-      // the same tiles with each lane's column points held in registers down the tile's rows
-      benchmark::RegisterBenchmark(("distance-symmetric-held-t32/float32/" + s).c_str(),
-                                   distance_symmetric_form<32, Space, true>)
-          ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      // the tiles of 64 with each lane's column points held in registers down the tile's rows
       benchmark::RegisterBenchmark(("distance-symmetric-held-t64/float32/" + s).c_str(),
                                    distance_symmetric_form<64, Space, true>)
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -138,6 +138,37 @@ struct HeldColumns {
   KOKKOS_INLINE_FUNCTION Scalar operator()(const std::int64_t k, const int d) const { return c[k][d]; }
 };
 
+// The held forms' part of a team (symmetric's and tiled's): each lane of each of the team's
+// threads loads its K columns c = lane, lane + lanes, ... (c < width) through column(c, d) into
+// registers once, then takes them down every team_size-th of `rows` rows, row r being the point
+// points(first_point + r): put(r, c, value), the distance or its square. The same
+// squared_distance as every form: the same bits.
+template <int Dim, int K, class Space, class Member, class Points, class Column, class Put>
+KOKKOS_INLINE_FUNCTION void held_columns_down_rows(const Member& team, const Points& points,
+                                                   const std::int64_t first_point, const std::int64_t rows,
+                                                   const std::int64_t width, const Column& column, const Put& put,
+                                                   const bool squared) {
+  using Scalar = typename Points::non_const_value_type;
+  constexpr int lanes = Shape<Space>::vector_length;
+  const int threads = team.team_size(), t = team.team_rank();
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](const int lane) {
+    HeldColumns<Dim, Scalar, K> held;
+    for (int k = 0; k < K; ++k) {
+      const std::int64_t c = lane + std::int64_t(k) * lanes;
+      for (int d = 0; d < Dim; ++d) held.c[k][d] = c < width ? column(c, d) : Scalar(0);
+    }
+    for (std::int64_t r = t; r < rows; r += threads) {
+      const RowPoint<Dim, Points> own(points, first_point + r);
+      for (int k = 0; k < K; ++k) {
+        const std::int64_t c = lane + std::int64_t(k) * lanes;
+        if (c >= width) break;
+        const Scalar s = squared_distance<Dim>(own, held, k, Dim);
+        put(r, c, squared ? s : compat::math::sqrt(s));
+      }
+    }
+  });
+}
+
 // Calls f with std::integral_constant<int, D> for the dimensions compiled as constants (2, 3)
 // and with D = 0, read at run time, for any other.
 template <class F>

@@ -25,11 +25,11 @@ inline constexpr int kSymmetricTile = is_host_space<Space>() ? 32 : 64;
 // A tile's entries into its scratch and into out, rows [i0, i0 + height) x columns [j0, j0 + width).
 // Held false (the workload's): a thread a row (TeamThreadRange), its lanes over the columns, each
 // entry loading its column point. Held true (prepared for a GPU; Dim read at run time takes the
-// plain form): each lane loads its T / lanes column points once into registers (HeldColumns) and
-// takes them down every team_size-th row of the tile, as direct_block does for direct, where that
-// took direct from 53% to 66% of the fill on the H200 (2026-12-01): per entry the loads fall from
-// dim (plus the row's dim once a row) to dim x (1 / rows + lanes / T). The same squared_distance:
-// the same bits.
+// plain form): each lane loads its T / lanes column points once into registers and takes them
+// down every team_size-th row of the tile (held_columns_down_rows), as direct_block does for
+// direct, where that took direct from 53% to 66% of the fill on the H200 (2026-12-01): per entry
+// the loads fall from dim (plus the row's dim once a row) to dim x (1 / rows + lanes / T). The
+// same squared_distance: the same bits.
 template <int Dim, int T, bool Held, class Space, class Member, class Points, class Out, class Tile>
 KOKKOS_INLINE_FUNCTION void symmetric_fill(const Member& team, const Points& points, const Out& out, const Tile& tile,
                                            const std::int64_t i0, const std::int64_t j0, const std::int64_t height,
@@ -37,26 +37,13 @@ KOKKOS_INLINE_FUNCTION void symmetric_fill(const Member& team, const Points& poi
   using Scalar = typename Out::non_const_value_type;
   if constexpr (Held && Dim > 0) {
     constexpr int lanes = Shape<Space>::vector_length;
-    constexpr int K = (T + lanes - 1) / lanes;
-    const int threads = team.team_size(), t = team.team_rank();
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](const int lane) {
-      HeldColumns<Dim, Scalar, K> held;
-      for (int k = 0; k < K; ++k) {
-        const std::int64_t c = lane + std::int64_t(k) * lanes;
-        for (int d = 0; d < Dim; ++d) held.c[k][d] = c < width ? points(j0 + c, d) : Scalar(0);
-      }
-      for (std::int64_t r = t; r < height; r += threads) {
-        const RowPoint<Dim, Points> own(points, i0 + r);
-        for (int k = 0; k < K; ++k) {
-          const std::int64_t c = lane + std::int64_t(k) * lanes;
-          if (c >= width) break;
-          const Scalar s = squared_distance<Dim>(own, held, k, Dim);
-          const Scalar v = squared ? s : compat::math::sqrt(s);
+    held_columns_down_rows<Dim, (T + lanes - 1) / lanes, Space>(
+        team, points, i0, height, width, [&](const std::int64_t c, const int d) { return points(j0 + c, d); },
+        [&](const std::int64_t r, const std::int64_t c, const Scalar v) {
           tile(r, c) = v;
           out(i0 + r, j0 + c) = v;
-        }
-      }
-    });
+        },
+        squared);
   } else {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, height), [&](const std::int64_t r) {
       const RowPoint<Dim, Points> own(points, i0 + r);
@@ -106,8 +93,8 @@ void symmetric_tiles(const Space& space, const Points& points, const Out& out, i
 }
 
 // The workload's symmetric: tiles of kSymmetricTile<Space> (T 0), or of T (benchmarks
-// distance-symmetric-t32 and -t64, the unit tests); Held: symmetric_fill's held form (benchmarks
-// distance-symmetric-held-t32 / -t64).
+// distance-symmetric-t32 and -t64, the unit tests); Held: symmetric_fill's held form (benchmark
+// distance-symmetric-held-t64).
 template <int T = 0, bool Held = false, class Space, class Points, class Out>
 void symmetric(const Space& space, const Points& points, const Out& out, int dim, bool squared) {
   constexpr int tile = T > 0 ? T : kSymmetricTile<Space>;

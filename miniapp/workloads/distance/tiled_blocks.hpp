@@ -19,8 +19,9 @@ inline constexpr int kHeldTileColumns = 256;
 // columns, each entry reading its column point from scratch. Held true (prepared for a GPU; Dim
 // read at run time, or a tile narrower than kHeldTileColumns, takes the plain form): each lane
 // copies its kHeldTileColumns / lanes column points from scratch into registers once and takes
-// them down every team_size-th row of the block, as direct_block does (direct: 53% -> 66% of the
-// fill on the H200, 2026-12-01). The same squared_distance: direct's bits.
+// them down every team_size-th row of the block (held_columns_down_rows), as direct_block does
+// (direct: 53% -> 66% of the fill on the H200, 2026-12-01). The same squared_distance: direct's
+// bits.
 template <int Dim, bool Held, class Space, class Member, class Points, class Out, class Tile>
 KOKKOS_INLINE_FUNCTION void tiled_block_fill(const Member& team, const Points& points, const Out& out, const Tile& tile,
                                              const std::int64_t row0, const std::int64_t first, const std::int64_t count,
@@ -30,24 +31,9 @@ KOKKOS_INLINE_FUNCTION void tiled_block_fill(const Member& team, const Points& p
   constexpr int lanes = Shape<Space>::vector_length;
   if constexpr (Held && Dim > 0) {
     if (columns == kHeldTileColumns) {
-      constexpr int K = kHeldTileColumns / lanes;
-      const int threads = team.team_size(), t = team.team_rank();
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](const int lane) {
-        HeldColumns<Dim, Scalar, K> held;
-        for (int k = 0; k < K; ++k) {
-          const std::int64_t jj = lane + std::int64_t(k) * lanes;
-          for (int d = 0; d < Dim; ++d) held.c[k][d] = jj < width ? tile(jj, d) : Scalar(0);
-        }
-        for (std::int64_t r = t; r < count; r += threads) {
-          const RowPoint<Dim, Points> own(points, row0 + first + r);
-          for (int k = 0; k < K; ++k) {
-            const std::int64_t jj = lane + std::int64_t(k) * lanes;
-            if (jj >= width) break;
-            const Scalar s = squared_distance<Dim>(own, held, k, Dim);
-            out(first + r, j0 + jj) = squared ? s : compat::math::sqrt(s);
-          }
-        }
-      });
+      held_columns_down_rows<Dim, kHeldTileColumns / lanes, Space>(
+          team, points, row0 + first, count, width, [&](const std::int64_t jj, const int d) { return tile(jj, d); },
+          [&](const std::int64_t r, const std::int64_t jj, const Scalar v) { out(first + r, j0 + jj) = v; }, squared);
       return;
     }
   }

@@ -80,7 +80,8 @@ constexpr bool team_gradient_narrow_form_takes(const std::size_t cols) {
 // 0.169. On 8 lanes 48 -> 56 registers (5 teams -> 4) went from 0.133 to 0.166. Float64 at 121
 // registers held 2 teams before and after and kept its time (0.183, 0.180); 3 would take 80 of
 // its 96 registers of values and spill. Prepared for a GPU: benchmarks
-// regression-sums-registers-lanes4 (bounded) against -unbounded.
+// regression-sums-registers-lanes4 (bounded) against -unbounded and -teams4 (float32, 64
+// registers, 80 bytes spilled).
 template <class Scalar, int Lanes, int RegisterColumns>
 constexpr int team_gradient_min_teams() {
   return RegisterColumns > kTeamGradientNarrowColumns && Lanes == kTeamGradientRegisterLanes && sizeof(Scalar) <= 4
