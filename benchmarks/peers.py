@@ -466,9 +466,7 @@ def main(argv):
     if args.update:
         before, after = split_at_markers(args.update_text)
         made_by = ("benchmarks/peers.py " + " ".join(argv)).strip()
-        with open(args.update + ".tmp", "w") as f:
-            f.write(f"{before}\n{time.strftime('%Y-%m-%d')}, `{made_by}`:\n\n{text}\n{after}")
-        os.replace(args.update + ".tmp", args.update)
+        write_whole(args.update, f"{before}\n{time.strftime('%Y-%m-%d')}, `{made_by}`:\n\n{text}\n{after}")
     return 0
 
 

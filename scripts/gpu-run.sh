@@ -307,11 +307,11 @@ peers_step() {
     # The rounds that fit what is left: no round is started that would end past the step's limit
     # (a short slot got two of three rounds into 55 s and lost them all when the step was stopped);
     # the files are written after each round as well.
-    local cap=240 left=$(( $(remaining) - SUMMARY_RESERVE ))
-    [ "$left" -lt "$cap" ] && cap=$left
+    local limit=240 cap left=$(( $(remaining) - SUMMARY_RESERVE ))
+    cap=$(( left < limit ? left : limit ))  # what run_step will give the step
     [ "$cap" -gt 15 ] && peer_size+=(--deadline $((cap - 10)))
     # --gpu-peers: CuPy, Numba, JAX and PyTorch where they import, beside the device space.
-    run_step peers 240 "$OUT/logs/peers.log" python3 "$ROOT/benchmarks/peers.py" --miniapp "$BIN/miniapp" \
+    run_step peers "$limit" "$OUT/logs/peers.log" python3 "$ROOT/benchmarks/peers.py" --miniapp "$BIN/miniapp" \
       --space "$HOST_SPACE" --threads "$OMP_NUM_THREADS" "${peer_size[@]}" --gpu-peers --gpu-space "$DEVICE_SPACE" \
       --markdown "$OUT/peers.md" --json "$OUT/peers.json"
   fi
