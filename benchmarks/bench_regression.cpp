@@ -90,7 +90,8 @@ void stream_read(benchmark::State& state) {
 // fused_sums runs on device spaces for rows of up to 64 columns), and at 2 columns (one feature)
 // `regression-sums-rows` against `-narrow`, the register form on one lane (fused_sums' choice on
 // devices for rows of 1 to 3 columns); `-registers-lanes4-unbounded` the workload's register form
-// without its launch bounds (team_gradient_min_teams). SumsData: X is all ones and
+// without its launch bounds (team_gradient_min_teams), `-rows2` with two rows a thread at once
+// (TeamGradient's Rows). SumsData: X is all ones and
 // beta 1 / cols, so every residual is 1 (to rounding) and the loss sum counts the rows read.
 template <class Scalar, class MemorySpace>
 struct SumsData {
@@ -120,7 +121,7 @@ struct SumsData {
 };
 
 template <class Scalar, class Space, int Lanes, int Chunk = regression::kTeamGradientChunk, int RegisterColumns = 0,
-          int MinTeams = -1>
+          int MinTeams = -1, int Rows = 1>
 void gradient_sums(benchmark::State& state) {
   using MemorySpace = typename Space::memory_space;
   const SumsData<Scalar, MemorySpace> d(state);
@@ -134,8 +135,8 @@ void gradient_sums(benchmark::State& state) {
       "partials", Lanes > 0 ? regression::team_gradient_partials_size<Scalar, Space, kLanes>(d.n, d.cols) : 0);
   time_iterations(state, space, [&] {
     if constexpr (Lanes > 0)
-      regression::team_gradient_sums<kLanes, Chunk, RegisterColumns, MinTeams>(space, d.x, d.y, d.beta, partials,
-                                                                               d.sums);
+      regression::team_gradient_sums<kLanes, Chunk, RegisterColumns, MinTeams, Rows>(space, d.x, d.y, d.beta,
+                                                                                     partials, d.sums);
     else regression::range_gradient_sums(space, d.x, d.y, d.beta, d.sums);
   });
   d.finish(state);
@@ -231,6 +232,11 @@ void register_for_precision(const std::string& precision) {
       sums("registers-lanes4-unbounded", gradient_sums<Scalar, Space, 4, kChunk, kColumns, 0>);
       if constexpr (sizeof(Scalar) == 4)
         sums("registers-lanes4-teams4", gradient_sums<Scalar, Space, 4, kChunk, kColumns, 4>);
+      // two rows a thread at once (TeamGradient's Rows): on 4 lanes in float32 only (float64 would
+      // hold 128 registers of values), on 8 lanes in both
+      if constexpr (sizeof(Scalar) == 4)
+        sums("registers-lanes4-rows2", gradient_sums<Scalar, Space, 4, kChunk, kColumns, -1, 2>);
+      sums("registers-lanes8-rows2", gradient_sums<Scalar, Space, 8, kChunk, kColumns, -1, 2>);
       // the single-variable model's rows of 2: FusedGradient against the narrow form
       sums("rows", gradient_sums<Scalar, Space, 0>, 1);
       sums("narrow", gradient_sums<Scalar, Space, 1, kChunk, regression::kTeamGradientNarrowColumns>, 1);

@@ -288,6 +288,19 @@ TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
         auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), registers);
         for (std::size_t j = 0; j <= cols; ++j)
           EXPECT_NEAR(hg(j), hr(j), 1e-12 * (static_cast<double>(n) + std::abs(hr(j)))) << "sum " << j << ", registers";
+        // two and three rows a thread at once: the same rows in the same order, so the same sums
+        // exactly (blocks of rows that end part way through a thread's last rows among the shapes)
+        const auto rows_at_once = [&](auto rows) {
+          constexpr int kRows = decltype(rows)::value;
+          Kokkos::View<double*, Kokkos::LayoutRight, Memory> held("rows at once", cols + 1);
+          regression::team_gradient_sums<kRegisterLanes, regression::kTeamGradientChunk, kColumns, -1, kRows>(
+              Space(), x, y, beta, fused_partials, held);
+          auto hh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), held);
+          for (std::size_t j = 0; j <= cols; ++j)
+            EXPECT_EQ(hh(j), hg(j)) << "sum " << j << ", " << kRows << " rows at once";
+        };
+        rows_at_once(std::integral_constant<int, 2>{});
+        rows_at_once(std::integral_constant<int, 3>{});
       }
       // the narrow form (one lane, up to 3 columns in registers) on the rows it takes, else refused
       constexpr int kNarrow = regression::kTeamGradientNarrowColumns;

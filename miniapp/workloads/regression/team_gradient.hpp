@@ -3,33 +3,27 @@
 // thread of Lanes lanes taking one row at a time with its lanes across the row's columns.
 // FusedGradient's form (kernels.hpp), a thread per four rows with an array reduction of cols + 1
 // values per thread, reads X across rows, 51 values apart, and keeps cols + 1 partial sums per
-// thread: 1.37 ms per pass at 10^6 x 51 float64 on the H200 with Kokkos 4.6.01, where the
-// benchmarks' plain read of X takes 0.27 ms (issue 27). Here a thread reads a row as one
-// contiguous stretch, its lanes keep the row's sums in the team's scratch (lane j's columns in its
-// thread's row of it), and each team writes its totals to its row of `partials`, which a second,
-// small kernel adds up (add_team_totals; the teams cannot reduce into the sums themselves: a
-// TeamPolicy reduction of an array of runtime length with a vector length above 1 is refused by
-// Kokkos' CUDA backend, 4.6 at least), or, in a step in one launch, the last teams to finish
-// (TeamGradientStep, below). In one run on the
-// H200 with Kokkos 4.6.01, a lane's columns read 8 at a time (benchmarks regression-sums-*, one
-// run, docs/results/nvidia-h200-2026-11-27-kokkos-4.6.01): float64 8 lanes 0.242 ms, 4 lanes
-// 0.282, 16 0.322, a warp (32) 0.441; float32 4 lanes 0.166, 8 lanes 0.199, 16 0.289, 32 0.371
-// (the sitting before, a column per step: float32 4 lanes 0.257 against 8 lanes 0.279 as well).
-// So kTeamGradientLanes: 4 lanes for float32, 8 for float64, a 128-byte line of a row in flight
-// per thread and step for float32, 512 bytes for float64. fused_sums uses it on device spaces
-// for rows of at least that many columns where the scratch fits; written for every space, so
-// that the host tests check its sums against FusedGradient's.
+// thread. Here a thread reads a row as one contiguous stretch, its lanes keep the row's sums in
+// the team's scratch (lane j's columns in its thread's row of it), and each team writes its totals
+// to its row of `partials`, which a second, small kernel adds up (add_team_totals; the teams
+// cannot reduce into the sums themselves: a TeamPolicy reduction of an array of runtime length
+// with a vector length above 1 is refused by Kokkos' CUDA backend, 4.6 at least), or, in a step
+// in one launch, the last teams to finish (TeamGradientStep, team_gradient_step.hpp). A lane's
+// columns are read kTeamGradientChunk at a time, so that a step's loads are in flight together.
+// fused_sums uses it on device spaces; written for every space, so that the host tests check its
+// sums against FusedGradient's.
 //
 // The register form (RegisterColumns > 0, rows of up to that many columns): per row the scratch
 // form above issues five memory operations per column (x and beta for the dot product, x again,
 // and a load and a store of the lane's sum in scratch), of which only the first reads memory that
-// the row has not already brought in: with the sums in scratch, a step is bound by those
-// instructions, not by HBM (issue 27: 53% / 37% of one read of X in float64 / float32). Here each
-// lane holds its columns of beta, of the row and of the sums in registers, so a row costs one
-// load per column; the sums go to scratch once per thread, after its last row.
+// the row has not already brought in, so a step is bound by those instructions, not by memory.
+// Here each lane holds its columns of beta, of the row and of the sums in registers, so a row
+// costs one load per column; the sums go to scratch once per thread, after its last row.
+//
+// What each choice below measured on GPUs (lanes, chunks, launch bounds, the register and narrow
+// forms): docs/tuning-notes.md, "regression: the fused gradient".
 
 #include "miniapp/core/kernel_unit.hpp"
-#include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/core/unroll.hpp"
 
@@ -47,12 +41,12 @@ inline constexpr int kTeamGradientChunk = 8;
 // The widest row TeamGradient's register form takes (fused_sums): 64 columns, 16 values of each
 // kind per lane (kTeamGradientRegisterLanes, 4).
 inline constexpr int kTeamGradientRegisterColumns = 64;
-// TeamGradient's lanes across a row on device spaces, by the size of its values (above).
+// TeamGradient's lanes across a row on device spaces, by the size of its values: 4 for float32,
+// 8 for float64 (a 128-byte line of a row in flight per thread and step for float32, 512 bytes
+// for float64; the fastest of 2 to 32 lanes in each).
 template <class Scalar>
 inline constexpr int kTeamGradientLanes = sizeof(Scalar) <= 4 ? 4 : 8;
-// The register form's lanes, in both precisions: at 10^6 x 50 on the H200 (Kokkos 4.6.01, one
-// run, docs/results/nvidia-h200-2026-11-29-kokkos-4.6.01) float64 4 lanes 0.183 ms, 8 lanes
-// 0.194, 16 0.267; float32 0.117, 0.133, 0.196 (the plain read of X: 0.136 and 0.067 ms).
+// The register form's lanes, in both precisions (the fastest of 4, 8 and 16 in each).
 inline constexpr int kTeamGradientRegisterLanes = 4;
 // Whether the register form (on kTeamGradientRegisterLanes) takes rows of `cols` columns.
 constexpr bool team_gradient_register_form_takes(const std::size_t cols) {
@@ -60,10 +54,8 @@ constexpr bool team_gradient_register_form_takes(const std::size_t cols) {
          cols <= static_cast<std::size_t>(kTeamGradientRegisterColumns);
 }
 // The narrow form: the register form on one lane, a thread a row, for rows too short for
-// kTeamGradientRegisterLanes (1 to 3 columns: the single-variable model's 2). FusedGradient,
-// which took them, is a Kokkos array reduction: 10 us a step at 1000 rows x 2 on the H200
-// (quickstart's 1000 steps: 10.0 ms float32, 11.9 float64; 2026-11-29), 37 us at 10^6 rows,
-// where a plain read of X takes 19.
+// kTeamGradientRegisterLanes (1 to 3 columns: the single-variable model's 2), which
+// FusedGradient's array reduction took at several times the time of a read of X.
 inline constexpr int kTeamGradientNarrowColumns = kTeamGradientRegisterLanes - 1;
 constexpr bool team_gradient_narrow_form_takes(const std::size_t cols) {
   return cols >= 1 && cols <= static_cast<std::size_t>(kTeamGradientNarrowColumns);
@@ -72,19 +64,15 @@ constexpr bool team_gradient_narrow_form_takes(const std::size_t cols) {
 // The teams of 256 lanes each a GPU multiprocessor is to hold at once for TeamGradient's form on
 // `Lanes` lanes with `RegisterColumns` (the compiler then keeps each thread's registers to
 // 65536 / (256 x that), as a kernel's launch bounds ask), 0 where the compiler chooses. The
-// register form in float32 on 4 lanes: 3 (80 registers at most). nvcc 13.0, sm_90, Kokkos 4.6.01
-// (ptxas -v): its kernel took 80 registers at 177bf44, then 93 once the team's totals were added
-// in slices (c10cfc5), which leaves room for 2 teams of 256 threads a multiprocessor instead of 3;
-// on the H200 10^6 x 50 went from 0.117 to 0.163 ms (2026-11-29, 2026-12-01: 1.39x, the 1.5x of
-// the resident warps at a memory-bound rate), the one-launch step (87 registers) from 0.134 to
-// 0.169. On 8 lanes 48 -> 56 registers (5 teams -> 4) went from 0.133 to 0.166. Float64 at 121
-// registers held 2 teams before and after and kept its time (0.183, 0.180); 3 would take 80 of
-// its 96 registers of values and spill. Prepared for a GPU: benchmarks
-// regression-sums-registers-lanes4 (bounded) against -unbounded and -teams4 (float32, 64
-// registers, 80 bytes spilled).
-template <class Scalar, int Lanes, int RegisterColumns>
+// register form in float32 on 4 lanes: 3 (80 registers at most), as it held before the slices
+// of the team's totals took it to 93 registers, 2 teams, and 1.4x the time; float64's values
+// alone take 96 registers, so 3 teams would spill, and it holds 2 unbounded. Benchmarks
+// regression-sums-registers-lanes4 against -unbounded and -teams4 (float32).
+// With Rows > 1 (below) a thread holds that many rows of values more: 0, the compiler's choice.
+template <class Scalar, int Lanes, int RegisterColumns, int Rows = 1>
 constexpr int team_gradient_min_teams() {
-  return RegisterColumns > kTeamGradientNarrowColumns && Lanes == kTeamGradientRegisterLanes && sizeof(Scalar) <= 4
+  return RegisterColumns > kTeamGradientNarrowColumns && Lanes == kTeamGradientRegisterLanes && sizeof(Scalar) <= 4 &&
+                 Rows == 1
              ? 3
              : 0;
 }
@@ -95,12 +83,14 @@ constexpr int team_gradient_min_teams() {
 // (any row length); else the register form for rows of at most that many columns, a lane's
 // columns lane, lane + kLanes, ... (RegisterColumns / kLanes of them) held in registers.
 // MinTeams: teams a multiprocessor holds at once, as launch bounds (above; 0 none, -1 the choice
-// of team_gradient_min_teams); host spaces ignore it.
+// of team_gradient_min_teams); host spaces ignore it. Rows: the register form's rows a thread
+// loads at once (in_registers_rows), 1 the workload's.
 template <class Scalar, class Space, int Lanes = kTeamGradientLanes<Scalar>, int Chunk = kTeamGradientChunk,
-          int RegisterColumns = 0, int MinTeams = -1>
+          int RegisterColumns = 0, int MinTeams = -1, int Rows = 1>
 struct TeamGradient {
-  static constexpr int kMinTeams =
-      is_host_space<Space>() ? 0 : MinTeams >= 0 ? MinTeams : team_gradient_min_teams<Scalar, Lanes, RegisterColumns>();
+  static constexpr int kMinTeams = is_host_space<Space>() ? 0
+                                   : MinTeams >= 0        ? MinTeams
+                                                          : team_gradient_min_teams<Scalar, Lanes, RegisterColumns, Rows>();
   using Policy = std::conditional_t<kMinTeams == 0, Kokkos::TeamPolicy<Space>,
                                     Kokkos::TeamPolicy<Space, Kokkos::LaunchBounds<256, (kMinTeams > 0 ? kMinTeams : 1)>>>;
   using Member = typename Policy::member_type;
@@ -112,6 +102,7 @@ struct TeamGradient {
   static constexpr int kThreads = is_host_space<Space>() ? 1 : 256 / Lanes;
   static constexpr int kPerLane = (RegisterColumns + kLanes - 1) / kLanes;
   static_assert(RegisterColumns >= 0 && kPerLane <= 64, "register form: at most 64 columns a lane");
+  static_assert(Rows >= 1 && (Rows == 1 || RegisterColumns > 0), "rows at once: the register form's");
 
   // One row of value_count totals per team, in one flat View (team_gradient_partials_size).
   using Partials = Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -123,8 +114,8 @@ struct TeamGradient {
 
   // A team's block of rows: 32 per thread (measured at 10^6 rows), fewer, down to one, where the
   // rows do not fill the space's resident threads 32 times over, so that a small problem still
-  // spreads over the whole device (10^4 rows in blocks of 32 per thread were 10 teams on a GPU of
-  // 132 multiprocessors: 2000 steps of seed 001's multivariate deck took 67 us each on the H200).
+  // spreads over the whole device (10^4 rows in blocks of 32 were 10 teams on a GPU of 132
+  // multiprocessors).
   static std::int64_t team_rows(std::size_t rows, const Space& space) {
     const std::int64_t workers = space.concurrency() / kLanes > 0 ? space.concurrency() / kLanes : 1;
     const std::int64_t per_thread = static_cast<std::int64_t>(rows) / workers;
@@ -164,7 +155,8 @@ struct TeamGradient {
 
   // The team's totals into its row of partials, through `part`, the team's scratch.
   KOKKOS_INLINE_FUNCTION void totals(const Member& team, const Scratch& part) const {
-    if constexpr (RegisterColumns > 0) in_registers(team, part);
+    if constexpr (Rows > 1) in_registers_rows(team, part);
+    else if constexpr (RegisterColumns > 0) in_registers(team, part);
     else in_scratch(team, part);
     // the threads' sums, each in its row of scratch, added up into the team's row of partials:
     // `s` lanes a value, lane `slice` adding every s-th thread's row from its own into its own
@@ -209,17 +201,10 @@ struct TeamGradient {
   // The register form: lane l keeps beta(j), x(i, j) and its sum of x(i, j) r_i for its columns
   // j = l + c kLanes, c < kPerLane (zeros past the row's end), and every lane the loss sum.
   KOKKOS_INLINE_FUNCTION void in_registers(const Member& team, const Scratch& part) const {
-    const int cols = static_cast<int>(value_count) - 1, t = team.team_rank();
+    const int cols = static_cast<int>(value_count) - 1;
     Scalar b[kPerLane > 0 ? kPerLane : 1], g[kPerLane > 0 ? kPerLane : 1], v[kPerLane > 0 ? kPerLane : 1];
     Scalar loss = 0;
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kLanes), [&](const int lane) {
-      MINIAPP_UNROLL
-      for (int c = 0; c < kPerLane; ++c) {
-        const int j = lane + c * kLanes;
-        b[c] = j < cols ? beta(j) : Scalar(0);
-        g[c] = Scalar(0);
-      }
-    });
+    hold_beta(team, b, g);
     const auto rows = block(team);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows.first, rows.second), [&](const std::int64_t i) {
       Scalar dot = 0;
@@ -242,6 +227,78 @@ struct TeamGradient {
       });
       loss += r * r;  // the same in every lane of the thread
     });
+    held_sums_to_scratch(team, part, g, loss);
+  }
+
+  // The register form with Rows rows of a thread loaded at once: rows i, i + T, ..., i + (Rows -
+  // 1) T of a team of T threads (the rows the thread takes in turn in in_registers, so its sums add
+  // them in the same order: the same sums), with their y. On a GPU the one-row form took as long
+  // a row in float32 as in float64 at the same teams a multiprocessor, for half the bytes: bound
+  // by each row's chain (its loads, the dot product, the lanes' reduction, then y), one row in
+  // flight a thread. Each row held costs registers (kPerLane values a lane): benchmarks
+  // regression-sums-registers-lanes4-rows2 / -lanes8-rows2 against the one-row form.
+  KOKKOS_INLINE_FUNCTION void in_registers_rows(const Member& team, const Scratch& part) const {
+    const int cols = static_cast<int>(value_count) - 1, t = team.team_rank();
+    const std::int64_t stride = team.team_size();
+    Scalar b[kPerLane], g[kPerLane], v[Rows][kPerLane], yr[Rows];
+    Scalar loss = 0;
+    hold_beta(team, b, g);
+    const auto rows = block(team);
+    for (std::int64_t i0 = rows.first + t; i0 < rows.second; i0 += Rows * stride) {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kLanes), [&](const int lane) {
+        MINIAPP_UNROLL
+        for (int s = 0; s < Rows; ++s) {
+          const std::int64_t i = i0 + s * stride;
+          const bool in = i < rows.second;
+          yr[s] = in ? y(i) : Scalar(0);
+          MINIAPP_UNROLL
+          for (int c = 0; c < kPerLane; ++c) {
+            const int j = lane + c * kLanes;
+            v[s][c] = in && j < cols ? x(i, j) : Scalar(0);
+          }
+        }
+      });
+      MINIAPP_UNROLL
+      for (int s = 0; s < Rows; ++s) {
+        if (i0 + s * stride >= rows.second) continue;  // past the block's end (the last rows only)
+        Scalar dot = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, kLanes),
+            [&](const int, Scalar& d) {
+              MINIAPP_UNROLL
+              for (int c = 0; c < kPerLane; ++c) d += v[s][c] * b[c];
+            },
+            dot);
+        const Scalar r = dot - yr[s];
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kLanes), [&](const int) {
+          MINIAPP_UNROLL
+          for (int c = 0; c < kPerLane; ++c) g[c] += v[s][c] * r;
+        });
+        loss += r * r;
+      }
+    }
+    held_sums_to_scratch(team, part, g, loss);
+  }
+
+  // A register form's start: each lane's columns of beta in b (zeros past the row's end), its
+  // sums in g zeroed.
+  KOKKOS_INLINE_FUNCTION void hold_beta(const Member& team, Scalar* b, Scalar* g) const {
+    const int cols = static_cast<int>(value_count) - 1;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kLanes), [&](const int lane) {
+      MINIAPP_UNROLL
+      for (int c = 0; c < kPerLane; ++c) {
+        const int j = lane + c * kLanes;
+        b[c] = j < cols ? beta(j) : Scalar(0);
+        g[c] = Scalar(0);
+      }
+    });
+  }
+
+  // A thread's sums held in registers (g: its lanes' columns, as in_registers holds them; loss:
+  // the same in every lane) into its row of the team's scratch.
+  KOKKOS_INLINE_FUNCTION void held_sums_to_scratch(const Member& team, const Scratch& part, const Scalar* g,
+                                                   const Scalar loss) const {
+    const int cols = static_cast<int>(value_count) - 1, t = team.team_rank();
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kLanes), [&](const int lane) {
       MINIAPP_UNROLL
       for (int c = 0; c < kPerLane; ++c) {
@@ -276,9 +333,8 @@ struct TeamGradient {
 };
 
 // The teams' totals added up: sums(j) = the sum over teams of partials(team, j), a team per j
-// with its lanes across the teams (partials is LayoutLeft: a value's totals are contiguous). A
-// parallel_reduce over the teams with an array of the P + 2 values per thread took 62 us a step on
-// the H200 (fenced kernel times, 10^6 x 51 float64, Kokkos 4.6.01), the fused pass itself 321.
+// with its lanes across the teams (partials is LayoutLeft: a value's totals are contiguous): half
+// the time of a parallel_reduce over the teams with an array of the P + 2 values per thread.
 template <class Space, class Partials, class Sums, MINIAPP_KERNEL_UNIT>
 void add_team_totals(const Space& space, const Partials& partials, const Sums& sums) {
   using Scalar = typename Sums::non_const_value_type;
@@ -297,55 +353,14 @@ void add_team_totals(const Space& space, const Partials& partials, const Sums& s
       });
 }
 
-// The values TeamGradient's partials take for `rows` rows of `cols` columns on Space (initialized).
-template <class Scalar, class Space, int Lanes = kTeamGradientLanes<Scalar>>
-std::size_t team_gradient_partials_size(std::size_t rows, std::size_t cols, const Space& space = Space()) {
-  return static_cast<std::size_t>(TeamGradient<Scalar, Space, Lanes>::teams(rows, space)) * (cols + 1);
-}
-
-// Whether TeamGradient's scratch fits a team of Space for `cols` columns (after initialize).
-template <class Scalar, class Space, int Lanes = kTeamGradientLanes<Scalar>>
-bool team_gradient_fits(std::size_t cols) {
-  const auto limit = compat::team_scratch_size_max<Space>(0);
-  return limit && TeamGradient<Scalar, Space, Lanes>::scratch_bytes(cols) <= *limit;
-}
-
-// f(lanes, register_columns), both std::integral_constant, for each of TeamGradient's forms that
-// take rows of `cols` columns on a device space, in the order fused_sums prefers them: the
-// register form on kTeamGradientRegisterLanes, the narrow form (the register form on one lane),
-// the scratch form on kTeamGradientLanes (register_columns 0). Whether a form's scratch fits is
-// the caller's to ask (team_gradient_fits).
-template <class Scalar, class Space, class F>
-void for_each_team_form(const std::size_t cols, F&& f) {
-  using Registers = std::integral_constant<int, kTeamGradientRegisterColumns>;
-  using Narrow = std::integral_constant<int, kTeamGradientNarrowColumns>;
-  if (team_gradient_register_form_takes(cols)) f(std::integral_constant<int, kTeamGradientRegisterLanes>{}, Registers{});
-  if (team_gradient_narrow_form_takes(cols)) f(std::integral_constant<int, 1>{}, Narrow{});
-  if (cols >= static_cast<std::size_t>(TeamGradient<Scalar, Space>::kLanes))
-    f(std::integral_constant<int, kTeamGradientLanes<Scalar>>{}, std::integral_constant<int, 0>{});
-}
-
-// f(lanes, register_columns) for the first form of for_each_team_form whose scratch fits a team
-// of Space; whether there was one.
-template <class Scalar, class Space, class F>
-bool with_team_form(const std::size_t cols, F&& f) {
-  bool taken = false;
-  for_each_team_form<Scalar, Space>(cols, [&](auto lanes, auto columns) {
-    if (taken || !team_gradient_fits<Scalar, Space, decltype(lanes)::value>(cols)) return;
-    f(lanes, columns);
-    taken = true;
-  });
-  return taken;
-}
-
 // TeamGradient's functor for one pass over x (team_gradient_sums), its partials checked.
-template <int Lanes, int Chunk, int RegisterColumns, int MinTeams = -1, class Space, class X, class Y, class Beta,
-          class Partials, class Sums>
+template <int Lanes, int Chunk, int RegisterColumns, int MinTeams = -1, int Rows = 1, class Space, class X, class Y,
+          class Beta, class Partials, class Sums>
 auto team_gradient(const Space& space, const X& x, const Y& y, const Beta& beta, const Partials& partials,
                    const Sums&) {
   using Scalar = typename Sums::non_const_value_type;
   using F = TeamGradient<Scalar, Space, (Lanes > 0 ? Lanes : kTeamGradientLanes<Scalar>), Chunk, RegisterColumns,
-                         MinTeams>;
+                         MinTeams, Rows>;
   if (RegisterColumns > 0 && x.extent(1) > static_cast<std::size_t>(F::kPerLane) * F::kLanes)
     throw std::logic_error("team_gradient_sums: rows of " + std::to_string(x.extent(1)) +
                            " columns, the register form holds " + std::to_string(F::kPerLane * F::kLanes));
@@ -361,12 +376,12 @@ auto team_gradient(const Space& space, const X& x, const Y& y, const Beta& beta,
 // One pass over X by TeamGradient: the gradient sums and the sum of squared residuals into sums.
 // `partials`: at least team_gradient_partials_size values of the space's memory. Lanes 0:
 // kTeamGradientLanes of the sums' values. RegisterColumns > 0: the register form, for rows of at
-// most that many columns (a wider X is refused). MinTeams: TeamGradient's (-1: its choice).
-template <int Lanes = 0, int Chunk = kTeamGradientChunk, int RegisterColumns = 0, int MinTeams = -1, class Space,
-          class X, class Y, class Beta, class Partials, class Sums, MINIAPP_KERNEL_UNIT>
+// most that many columns (a wider X is refused). MinTeams, Rows: TeamGradient's (-1: its choice).
+template <int Lanes = 0, int Chunk = kTeamGradientChunk, int RegisterColumns = 0, int MinTeams = -1, int Rows = 1,
+          class Space, class X, class Y, class Beta, class Partials, class Sums, MINIAPP_KERNEL_UNIT>
 void team_gradient_sums(const Space& space, const X& x, const Y& y, const Beta& beta, const Partials& partials,
                         const Sums& sums) {
-  const auto f = team_gradient<Lanes, Chunk, RegisterColumns, MinTeams>(space, x, y, beta, partials, sums);
+  const auto f = team_gradient<Lanes, Chunk, RegisterColumns, MinTeams, Rows>(space, x, y, beta, partials, sums);
   Kokkos::parallel_for("regression::fused-teams", f.policy(space), f);
   add_team_totals(space, f.partials, sums);
 }

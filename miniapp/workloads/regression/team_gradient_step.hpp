@@ -5,7 +5,7 @@
 
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/unroll.hpp"
-#include "miniapp/workloads/regression/team_gradient.hpp"
+#include "miniapp/workloads/regression/team_gradient_forms.hpp"
 
 #include <Kokkos_Core.hpp>
 
