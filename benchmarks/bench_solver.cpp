@@ -184,6 +184,15 @@ void batched_thread_mapping(benchmark::State& state) {
                           });
 }
 
+// batched-thread's row mapping (row_lu.hpp): rows padded to 32, a lane a row, a warp a system.
+template <class Space>
+void batched_thread_row_mapping(benchmark::State& state) {
+  batched_on_views<Space>(state, "batched-thread", "the row mapping",
+                          [](const Space& space, const auto& a, const auto& b, const auto& x, const auto& info) {
+                            solver::batched_thread_rows<32>(space, a, b, x, info);
+                          });
+}
+
 // The lanes mapping's bound probe: its own solve_on_lanes, launched as batched_thread_lanes
 // launches it, on systems made from each entry's place (a 32-bit hash, uniform in [0, 1) as the
 // workload's inputs, so that partial pivoting swaps rows as often) instead of loads of A and b.
@@ -423,6 +432,11 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
       // the lanes with every system in a 32 x 33 block (a row stride the compiler knows) at order 32
       benchmark::RegisterBenchmark(("solver-batched-thread-lanes-rows32/float64/" + s).c_str(),
                                    batched_thread_mapping<true, Space, 32>)
+          ->Args({32, 10000})->Args({32, 1000})->UseManualTime()->Unit(benchmark::kMillisecond);
+      // the row mapping (prepared: the system's rows in its lanes' registers, no barrier) at the
+      // lanes-rows32 benchmark's sizes
+      benchmark::RegisterBenchmark(("solver-batched-thread-rows32/float64/" + s).c_str(),
+                                   batched_thread_row_mapping<Space>)
           ->Args({32, 10000})->Args({32, 1000})->UseManualTime()->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("solver-batched-thread-columns/float64/" + s).c_str(),
                                    batched_thread_mapping<false, Space>)

@@ -207,6 +207,23 @@ TYPED_TEST(SolverTest, GpuMappingsOfBatchedThreadVerifyOnEveryOrderTheyServe) {
                        {1, 7, 11, 15, 16, 31, 32, 33, 40, 70});
 }
 
+// The row mapping (row_lu.hpp, prepared for GPUs at order 32) on every space, with rows padded to
+// 32 (a lane a row on a GPU, every row on the host's one lane): it verifies on the orders it pads
+// and fills, names a zero pivot's column, reports singular systems, and refuses order 33 before
+// anything runs.
+TYPED_TEST(SolverTest, RowMappingOfBatchedThreadVerifiesUpToItsPadding) {
+  using Space = TypeParam;
+  const auto rows = [](auto& a, auto& b, auto& x, auto& info) { solver::batched_thread_rows<32>(Space(), a, b, x, info); };
+  check_mapping<Space>(rows, {1, 2, 7, 17, 31, 32});
+  Kokkos::View<double***, Kokkos::LayoutLeft, Space> a("a", 2, 33, 33);  // solve_mapped's layout
+  Kokkos::View<double**, Kokkos::LayoutLeft, Space> b("b", 2, 33), x("x", 2, 33);
+  Kokkos::View<int*, Space> info("info", 2);
+  Kokkos::deep_copy(info, -7);
+  EXPECT_THROW(rows(a, b, x, info), std::invalid_argument);
+  const auto hinfo = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), info);
+  EXPECT_EQ(hinfo(0), -7);
+}
+
 namespace {
 
 // Two forms of a mapping (`first`, `second`: solve(a, b, x, info)) on the same systems in the
@@ -265,8 +282,8 @@ TYPED_TEST(SolverTest, LanesMappingInAFixedBlockVerifiesAndEqualsTheGeneralForm)
     expect_same_bits<double, Space>(n, 37, in_block, general);
     expect_same_bits<float, Space>(n, 37, in_block, general);
   }
-  Kokkos::View<double***, Kokkos::LayoutRight, Space> a("a", 2, 33, 33);
-  Kokkos::View<double**, Kokkos::LayoutRight, Space> b("b", 2, 33), x("x", 2, 33);
+  Kokkos::View<double***, Kokkos::LayoutLeft, Space> a("a", 2, 33, 33);  // solve_mapped's layout
+  Kokkos::View<double**, Kokkos::LayoutLeft, Space> b("b", 2, 33), x("x", 2, 33);
   Kokkos::View<int*, Space> info("info", 2);
   Kokkos::deep_copy(info, -7);
   try {

@@ -14,6 +14,7 @@
 #include "miniapp/workloads/solver/device_lu.hpp"
 #include "miniapp/workloads/solver/host_lu.hpp"
 #include "miniapp/workloads/solver/params.hpp"
+#include "miniapp/workloads/solver/row_lu.hpp"
 
 #include <cstdint>
 #include <limits>
