@@ -184,12 +184,13 @@ void batched_thread_mapping(benchmark::State& state) {
                           });
 }
 
-// batched-thread's row mapping (row_lu.hpp): rows padded to 32, a lane a row, a warp a system.
-template <class Space>
+// batched-thread's row mapping (row_lu.hpp): rows padded to NM, a lane a row, 32 / NM systems a
+// warp.
+template <int NM, class Space>
 void batched_thread_row_mapping(benchmark::State& state) {
   batched_on_views<Space>(state, "batched-thread", "the row mapping",
                           [](const Space& space, const auto& a, const auto& b, const auto& x, const auto& info) {
-                            solver::batched_thread_rows<32>(space, a, b, x, info);
+                            solver::batched_thread_rows<NM>(space, a, b, x, info);
                           });
 }
 
@@ -433,11 +434,19 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
       benchmark::RegisterBenchmark(("solver-batched-thread-lanes-rows32/float64/" + s).c_str(),
                                    batched_thread_mapping<true, Space, 32>)
           ->Args({32, 10000})->Args({32, 1000})->UseManualTime()->Unit(benchmark::kMillisecond);
-      // the row mapping (prepared: the system's rows in its lanes' registers, no barrier) at the
-      // lanes-rows32 benchmark's sizes
+      // the row mapping (prepared: a system's rows in its lanes' registers, no barrier) at the
+      // sizes of the mappings it would replace: rows padded to 32 against lanes-rows32, to 16
+      // against the columns and the register form (order 10, 16), to 8 against the register form
+      // and columns8 (60, 76 and 124 registers in float64, nvcc 13.0, sm_90)
       benchmark::RegisterBenchmark(("solver-batched-thread-rows32/float64/" + s).c_str(),
-                                   batched_thread_row_mapping<Space>)
+                                   batched_thread_row_mapping<32, Space>)
           ->Args({32, 10000})->Args({32, 1000})->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("solver-batched-thread-rows16/float64/" + s).c_str(),
+                                   batched_thread_row_mapping<16, Space>)
+          ->Args({16, 10000})->Args({10, 100000})->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("solver-batched-thread-rows8/float64/" + s).c_str(),
+                                   batched_thread_row_mapping<8, Space>)
+          ->Args({8, 100000})->UseManualTime()->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("solver-batched-thread-columns/float64/" + s).c_str(),
                                    batched_thread_mapping<false, Space>)
           ->Args({16, 10000})->Args({10, 100000})->UseManualTime()->Unit(benchmark::kMillisecond);
