@@ -15,6 +15,10 @@ without a GPU (Python 3, standard library only).
 3. The targets: every function or class a kernel regex names exists in the sources, and every
    benchmark filter whose benchmark is registered for host spaces too matches one in
    MINIAPP_BENCHMARKS --benchmark_list_tests (with the device space's name swapped for openmp).
+4. The register audit (scripts/ptxas-audit.sh, scripts/ptxas_audit.py) on a ptxas -v log in
+   ptxas' own words: registers, stack and spills per kernel, the mark on a stack past a
+   reducer's or a spill, the names demangled, the filter, its exit codes; the shell script
+   through a Ninja build made here whose compiler is a stand-in nvcc that prints that log.
 """
 
 import csv
@@ -346,6 +350,99 @@ class Targets(unittest.TestCase):
             self.assertTrue(any(pattern.search(n) for n in listed), f"{row[0]}: '{row[1]}' matches no benchmark")
             checked += 1
         self.assertGreaterEqual(checked, 5)
+
+
+# ptxas -v's lines for three kernels (nvcc 13.0's wording): a clean one, one whose array went to
+# the stack, one that spills; the first name is a plain function's, so c++filt's output is known.
+PTXAS_LOG = """ptxas info    : 0 bytes gmem
+ptxas info    : Compiling entry function '_Z3fooi' for 'sm_90'
+ptxas info    : Function properties for _Z3fooi
+    16 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 124 registers, used 0 barriers, 16 bytes cumulative stack size
+ptxas info    : Compiling entry function '_Z3bard' for 'sm_90'
+ptxas info    : Function properties for _Z3bard
+    264 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 126 registers, used 0 barriers, 264 bytes cumulative stack size
+ptxas info    : Compiling entry function '_Z3bazf' for 'sm_90'
+ptxas info    : Function properties for _Z3bazf
+    72 bytes stack frame, 80 bytes spill stores, 76 bytes spill loads
+ptxas info    : Used 64 registers, used 0 barriers, 72 bytes cumulative stack size
+"""
+
+
+class RegisterAudit(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.log = os.path.join(self.tmp, "ptxas.log")
+        with open(self.log, "w") as f:
+            f.write(PTXAS_LOG)
+
+    def audit(self, *args):
+        return subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "scripts", "ptxas_audit.py"), *args],
+                              capture_output=True, text=True, timeout=60)
+
+    def test_the_table_of_a_log(self):
+        r = self.audit(self.log)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual(len(lines), 3, r.stdout)
+        self.assertRegex(lines[0], r"^\s*124 regs\s+16 B stack\s+0/0\s+B spilled\s{3}foo\(int\)$")
+        self.assertRegex(lines[1], r"^\s*126 regs\s+264 B stack\s+0/0\s+B spilled ! bar\(double\)$")
+        self.assertRegex(lines[2], r"^\s*64 regs\s+72 B stack\s+80/76\s+B spilled ! baz\(float\)$")
+
+    def test_the_filter_and_the_exit_codes(self):
+        r = self.audit(self.log, r"ba[rz]\(")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([l.split()[-1] for l in r.stdout.splitlines()], ["bar(double)", "baz(float)"])
+        r = self.audit(self.log, "qux")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("matches 'qux'", r.stderr)
+        self.assertEqual(self.audit(self.log, "(").returncode, 2)
+        self.assertEqual(self.audit(os.path.join(self.tmp, "absent.log")).returncode, 2)
+        empty = os.path.join(self.tmp, "empty.log")
+        open(empty, "w").close()
+        r = self.audit(empty)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no kernel", r.stderr)
+
+    def build(self, compiler):
+        """A Ninja build directory whose one rule compiles unit.cpp with `compiler`."""
+        build = os.path.join(self.tmp, "build")
+        os.makedirs(build, exist_ok=True)
+        source = os.path.join(self.tmp, "unit.cpp")
+        open(source, "w").close()
+        with open(os.path.join(build, "build.ninja"), "w") as f:
+            f.write(f"rule cc\n  command = {compiler} -c $in -o $out\nbuild unit.o: cc {source}\n")
+        return build, source
+
+    def script(self, *args):
+        return subprocess.run(["bash", os.path.join(SOURCE_DIR, "scripts", "ptxas-audit.sh"), *args],
+                              capture_output=True, text=True, timeout=60)
+
+    def test_the_script_compiles_the_unit_as_the_build_does(self):
+        if shutil.which("ninja") is None:
+            self.skipTest("ninja is not installed (apt-get install ninja-build)")
+        fake = os.path.join(self.tmp, "fake-nvcc")
+        with open(fake, "w") as f:
+            f.write(f"#!/bin/sh\necho \"$*\" > {self.tmp}/args\ncat {self.log} >&2\n")
+        os.chmod(fake, 0o755)
+        build, source = self.build(fake)
+        r = self.script(build, source, "bar")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"126 regs\s+264 B stack")
+        with open(os.path.join(self.tmp, "args")) as f:
+            args = f.read().split()
+        self.assertIn("-Xptxas", args)
+        self.assertNotIn("unit.o", args)  # its own object, not the build's
+        self.assertFalse(os.path.exists(os.path.join(build, "unit.o")))
+        plain, plain_source = self.build("g++")
+        r = self.script(plain, plain_source)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("not a CUDA build", r.stderr)
+        self.assertEqual(self.script(build, os.path.join(self.tmp, "other.cpp")).returncode, 2)
+        self.assertEqual(self.script(self.tmp, source).returncode, 2)  # no build.ninja
+        self.assertEqual(self.script(build).returncode, 2)
 
 
 if __name__ == "__main__":
