@@ -15,7 +15,8 @@ usage() { echo "usage: ptxas-audit.sh BUILD_DIR SOURCE [REGEX]" >&2; exit 2; }
 [ $# -ge 2 ] && [ $# -le 3 ] || usage
 BUILD=$(cd "$1" 2>/dev/null && pwd) || { echo "ptxas-audit: no build directory $1" >&2; exit 2; }
 [ -f "$BUILD/build.ninja" ] || { echo "ptxas-audit: $BUILD is not a Ninja build" >&2; exit 2; }
-SOURCE=$(cd "$(dirname "$2")" 2>/dev/null && pwd)/$(basename "$2") || { echo "ptxas-audit: no $2" >&2; exit 2; }
+[ -f "$2" ] || { echo "ptxas-audit: no source file $2" >&2; exit 2; }
+SOURCE=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 command -v ninja >/dev/null || { echo "ptxas-audit: ninja is not installed" >&2; exit 2; }
 cmd=$(ninja -C "$BUILD" -t commands | grep -F -- " -c $SOURCE" | tail -n 1 || true)
 [ -n "$cmd" ] || { echo "ptxas-audit: $BUILD compiles no $SOURCE" >&2; exit 2; }

@@ -76,9 +76,12 @@ def table(found, pattern=None):
 
 
 def main(argv):
-    if len(argv) not in (2, 3) or argv[1] in ("-h", "--help"):
-        print(__doc__.strip(), file=sys.stderr if len(argv) not in (2, 3) else sys.stdout)
-        return 0 if len(argv) == 2 and argv[1] in ("-h", "--help") else 2
+    if len(argv) == 2 and argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
+    if len(argv) not in (2, 3):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
     try:
         with open(argv[1], errors="replace") as f:
             text = f.read()

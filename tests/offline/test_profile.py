@@ -440,7 +440,12 @@ class RegisterAudit(unittest.TestCase):
         r = self.script(plain, plain_source)
         self.assertEqual(r.returncode, 2)
         self.assertIn("not a CUDA build", r.stderr)
-        self.assertEqual(self.script(build, os.path.join(self.tmp, "other.cpp")).returncode, 2)
+        other = os.path.join(self.tmp, "other.cpp")
+        open(other, "w").close()
+        r = self.script(build, other)  # a source the build does not compile
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("compiles no", r.stderr)
+        self.assertEqual(self.script(build, os.path.join(self.tmp, "absent.cpp")).returncode, 2)
         self.assertEqual(self.script(self.tmp, source).returncode, 2)  # no build.ninja
         self.assertEqual(self.script(build).returncode, 2)
 
