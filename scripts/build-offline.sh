@@ -287,6 +287,14 @@ cmake --build "$PROJECT_BUILD" --parallel "$JOBS" "${target_args[@]}" >"$BUILD/p
   || die_log "$BUILD/project-build.log" "building the project failed"
 log "project built in $((SECONDS - t0)) s"
 
+# A CUDA build's host spaces go through nvcc too: a lambda wrapper shared between two objects
+# crashes them at run time (scripts/lib/check-lambda-wrappers.sh), so it fails here, off the GPU.
+# CI's compile check covers the device space's tests only; this build has every space's.
+if [ "$BACKEND" = cuda ]; then
+  "$ROOT/scripts/lib/check-lambda-wrappers.sh" "$PROJECT_BUILD" >"$BUILD/lambda-wrappers.log" 2>&1 \
+    || die_log "$BUILD/lambda-wrappers.log" "the build shares a __host__ __device__ lambda wrapper between object files"
+fi
+
 # The binaries must load the bundle's libraries, whatever the node has installed.
 for exe in "$PROJECT_BUILD"/bin/* "$PROJECT_BUILD"/tests/miniapp_unit_tests; do
   [ -x "$exe" ] && [ -f "$exe" ] || continue

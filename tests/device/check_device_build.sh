@@ -145,21 +145,9 @@ echo "building $build with $cxx (-j $JOBS)"
 cmake --build "$build" --parallel "$JOBS" -- -k 0 2>&1 | relay
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail "the project does not compile for $BACKEND (errors above)"
 
-# nvcc's wrapper of a __host__ __device__ lambda keeps its copy/call/destroy pointers in per-unit
-# statics, set by the wrapper's constructor; its member functions are shared between units. A
-# wrapper (or anything instantiated on it) defined in two object files lets the linker pair one
-# unit's constructor with another unit's copy, which calls a null pointer at run time: the first
-# H100 run crashed so in the unit tests and the matrix benchmark. miniapp/core/kernel_unit.hpp
-# makes every kernel template unit-local; this keeps it so.
+# No __host__ __device__ lambda wrapper defined in two object files (why: the script's header).
 if [ "$BACKEND" = cuda ]; then
-  shared=$(find "$build" -name '*.o' -print0 | xargs -0 -r nm -A --defined-only 2>/dev/null \
-    | awk '$3 ~ /__nv_hdl_wrapper_t/ && $2 ~ /^[TWVu]$/ {
-             obj = $1; sub(/:[0-9a-f]*$/, "", obj); if (!((obj, $3) in seen)) { seen[obj, $3] = 1; n[$3]++; where[$3] = where[$3] " " obj } }
-           END { for (s in n) if (n[s] > 1) print n[s] " objects:" where[s] "\n  " s }')
-  if [ -n "$shared" ]; then
-    echo "$shared" | head -n 12 | c++filt | cut -c1-600
-    fail "$(echo "$shared" | grep -c objects:) lambda wrappers are defined in more than one object file (first ones above): a kernel template that holds a KOKKOS_LAMBDA lacks MINIAPP_KERNEL_UNIT (miniapp/core/kernel_unit.hpp)"
-  fi
-  echo "ok: no __host__ __device__ lambda wrapper is shared between object files"
+  "$SRC/scripts/lib/check-lambda-wrappers.sh" "$build" 2>&1 | relay
+  [ "${PIPESTATUS[0]}" -eq 0 ] || fail "a lambda wrapper is shared between object files (above)"
 fi
 echo "ok: the whole project compiles for $BACKEND ($((SECONDS - START)) s)"
