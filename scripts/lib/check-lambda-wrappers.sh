@@ -12,8 +12,9 @@
 # device: their kernels go through nvcc's front end in a CUDA build too, and a shared wrapper of
 # a Serial kernel crashes on the host.
 #
-# Exit codes: 0 none shared (or no object file holds one: says so); 1 some are shared (the first
-# ones printed, demangled); 2 bad arguments.
+# Exit codes: 0 none shared (also where no object file holds a wrapper: a host-only build); 1 some
+# are shared (the first ones printed, demangled), or there is no object file or no nm to read;
+# 2 bad arguments.
 set -uo pipefail
 BUILD=${1:-}
 if [ -z "$BUILD" ] || [ $# -ne 1 ]; then

@@ -14,18 +14,8 @@ for tool in "$CC" nm c++filt; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-expect() {  # exit code, message fragment, directory...
-  local code=$1 fragment=$2; shift 2
-  local out rc
-  out=$("$CHECK" "$@" 2>&1); rc=$?
-  if [ "$rc" -ne "$code" ] || [[ "$out" != *"$fragment"* ]]; then
-    echo "FAIL: check-lambda-wrappers.sh $* -> exit $rc (wanted $code), output: $out (wanted: $fragment)"
-    failures=$((failures + 1))
-  else
-    echo "ok: check-lambda-wrappers.sh ${*/#$tmp/TMP} -> exit $rc: $fragment"
-  fi
-}
+# shellcheck source=../common/expect.sh
+. "$SRC/tests/common/expect.sh"
 wrapper=_ZN18__nv_hdl_wrapper_tILb0ELb0ELb0E7KernelAE4copyEPv  # __nv_hdl_wrapper_t<...>::copy(void*)
 object() {  # directory, name, linkage (weak or static)
   mkdir -p "$1"
@@ -37,22 +27,22 @@ object() {  # directory, name, linkage (weak or static)
 
 object "$tmp/shared" workload_serial weak
 object "$tmp/shared/tests" test_solver weak
-expect 1 "1 lambda wrappers are defined in more than one object file" "$tmp/shared"
-expect 1 "workload_serial.o" "$tmp/shared"
-expect 1 "__nv_hdl_wrapper_t<false, false, false, KernelA>::copy(void*)" "$tmp/shared"  # demangled
+expect 1 "1 lambda wrappers are defined in more than one object file" "$CHECK" "$tmp/shared"
+expect 1 "workload_serial.o" "$CHECK" "$tmp/shared"
+expect 1 "__nv_hdl_wrapper_t<false, false, false, KernelA>::copy(void*)" "$CHECK" "$tmp/shared"  # demangled
 
 object "$tmp/unit-local" workload_serial weak
 object "$tmp/unit-local" test_solver static
-expect 0 "no __host__ __device__ lambda wrapper is shared between the 2 object files" "$tmp/unit-local"
+expect 0 "no __host__ __device__ lambda wrapper is shared between the 2 object files" "$CHECK" "$tmp/unit-local"
 
 object "$tmp/one" workload_serial weak
-expect 0 "between the 1 object files" "$tmp/one"
+expect 0 "between the 1 object files" "$CHECK" "$tmp/one"
 
 mkdir -p "$tmp/empty"
-expect 1 "no object files under" "$tmp/empty"
-expect 2 "no directory" "$tmp/missing"
-expect 2 "usage:"
-expect 2 "usage:" "$tmp/one" "$tmp/shared"
+expect 1 "no object files under" "$CHECK" "$tmp/empty"
+expect 2 "no directory" "$CHECK" "$tmp/missing"
+expect 2 "usage:" "$CHECK"
+expect 2 "usage:" "$CHECK" "$tmp/one" "$tmp/shared"
 
 if [ "$failures" -gt 0 ]; then
   echo "$failures of the checks above failed"

@@ -7,18 +7,8 @@ set -uo pipefail
 SRC=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-expect() {  # exit code, message fragment, command...
-  local code=$1 fragment=$2; shift 2
-  local out rc
-  out=$("$@" 2>&1); rc=$?
-  if [ "$rc" -ne "$code" ] || [[ "$out" != *"$fragment"* ]]; then
-    echo "FAIL: $* -> exit $rc (wanted $code), output: $out (wanted: $fragment)"
-    failures=$((failures + 1))
-  else
-    echo "ok: $(basename "$1") ${*:2} -> exit $rc: $fragment"
-  fi
-}
+# shellcheck source=../common/expect.sh
+. "$SRC/tests/common/expect.sh"
 echo "not a release" >"$tmp/kokkos-4.6.01.tar.gz"
 echo "not a release" >"$tmp/kokkos-kernels-4.6.01.tar.gz"
 echo "not a release" >"$tmp/kokkos-kernels-4.5.01.tar.gz"
