@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -465,6 +466,19 @@ TYPED_TEST(RegressionTest, SeedMultivariateSettingsReportProgressNotFailure) {
   EXPECT_NE(m.verification.detail.find("final loss"), std::string::npos) << m.verification.detail;
 }
 
+// Many rows in float64: 50 features, 10^5 rows, 200 steps at lr 0.01. The replay's own sums over
+// the rows once rounded by about sqrt(N) ulps and put it 10x the bound away from this (correct)
+// fit; the float64 fit is within a few ulps of an accurate replay.
+TYPED_TEST(RegressionTest, ManyRowsInFloat64VerifyAgainstTheReplay) {
+  using Space = TypeParam;
+  for (const std::string& variant : miniapp::testing::runnable("regression", {"fused", "blas"})) {
+    regression::Kernel<double, Space> k(multivariate(50, 200, 0.01), variant, 100000);
+    const Verification v = fit_and_verify(k);
+    EXPECT_TRUE(v.passed) << variant << ": " << v.detail;
+    EXPECT_NE(v.detail.find("not converged after 200 steps"), std::string::npos) << variant << ": " << v.detail;
+  }
+}
+
 TYPED_TEST(RegressionTest, ConvergedMultivariateFitRecoversIntegerCoefficients) {
   using Space = TypeParam;
   // 1/L ~ 0.3 here (L = 2/N lambda_max(X^T X) ~ 2 (P/4 + 1)).
@@ -771,4 +785,25 @@ TEST(RegressionReplay, SpectrumOfTheGramMatrix) {
   std::sort(lambda.begin(), lambda.end());
   EXPECT_DOUBLE_EQ(lambda[0], 1e-6);
   EXPECT_DOUBLE_EQ(lambda[2], 4);
+}
+
+// The Gram form's sums over the rows (X^T X, X^T y, y^T y) are what the replay steps with, so
+// their rounding must not grow with N: 2^21 equal rows (x = 0.1, y = 0.3), whose exact sums are
+// 2^21 times each rounded product. Added row after row they are off by some 9 x 10^4 eps;
+// summed in blocks whose sums are added with their rounding carried, by about 20.
+TEST(RegressionReplay, NormalEquationsOfMillionsOfEqualRowsStayWithinTensOfUlps) {
+  const std::size_t n = std::size_t(1) << 21;
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> x("x", n, 2);
+  Kokkos::View<double*, Kokkos::HostSpace> y("y", n);
+  for (std::size_t i = 0; i < n; ++i) x(i, 0) = 0.1, x(i, 1) = 1.0, y(i) = 0.3;
+  const regression::NormalEquations ne = regression::normal_equations(x, y);
+  const double v = 0.1, w = 0.3, rows = static_cast<double>(n);
+  const double bound = 64 * std::numeric_limits<double>::epsilon();
+  auto relative = [](double got, double exact) { return std::abs(got - exact) / exact; };
+  EXPECT_LE(relative(ne.gram[0], rows * (v * v)), bound) << ne.gram[0];
+  EXPECT_LE(relative(ne.gram[1], rows * v), bound) << ne.gram[1];
+  EXPECT_EQ(ne.gram[2], ne.gram[1]);  // the lower triangle mirrors the upper
+  EXPECT_EQ(ne.gram[3], rows);        // sums of 1: exact in any order
+  EXPECT_LE(relative(ne.xty[0], rows * (v * w)), bound) << ne.xty[0];
+  EXPECT_LE(relative(ne.yty, rows * (w * w)), bound) << ne.yty;
 }
