@@ -297,12 +297,8 @@ fi
 # GCC at AVX-512 emits aligned vector moves on misaligned stack arrays (a SIGSEGV in the host
 # tests of a CUDA build at x86-64-v4): CMakeLists.txt has the assembler write them unaligned,
 # and none may be left in the project's objects (scripts/lib/check-vector-moves.sh).
-if [ "$(cache_value MINIAPP_HAVE_UNALIGNED_VECTOR_MOVE)" = 1 ]; then
-  moves_dirs=()
-  for dir in "$PROJECT_BUILD/CMakeFiles" "$PROJECT_BUILD/tests/CMakeFiles" "$PROJECT_BUILD/benchmarks/CMakeFiles"; do
-    [ -d "$dir" ] && moves_dirs+=("$dir")
-  done
-  "$ROOT/scripts/lib/check-vector-moves.sh" "${moves_dirs[@]}" >"$BUILD/vector-moves.log" 2>&1 \
+if [ "$(cache_value MINIAPP_UNALIGNED_VECTOR_MOVES)" = ON ]; then
+  "$ROOT/scripts/lib/check-vector-moves.sh" "$PROJECT_BUILD" >"$BUILD/vector-moves.log" 2>&1 \
     || die_log "$BUILD/vector-moves.log" "the project's objects hold aligned vector moves"
 fi
 

@@ -58,14 +58,12 @@ NormalEquations normal_equations(const XView& x, const YView& y, const Sum& sum)
     }
     for (std::size_t e = 0; e < count; ++e) add_carried(total[e], carry[e], block[e]);
   }
-  std::vector<double> all(count);
-  for (std::size_t e = 0; e < count; ++e) all[e] = total[e] + carry[e];
-  ne.gram.assign(cols * cols, 0.0);
-  ne.xty.assign(cols, 0.0);
-  sum(all);
-  std::copy(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(cols * cols), ne.gram.begin());
-  std::copy(all.begin() + static_cast<std::ptrdiff_t>(cols * cols), all.end() - 1, ne.xty.begin());
-  ne.yty = all.back();
+  for (std::size_t e = 0; e < count; ++e) total[e] += carry[e];
+  sum(total);
+  const auto gram_end = total.begin() + static_cast<std::ptrdiff_t>(cols * cols);
+  ne.gram.assign(total.begin(), gram_end);
+  ne.xty.assign(gram_end, total.end() - 1);
+  ne.yty = total.back();
   for (std::size_t j = 0; j < cols; ++j)
     for (std::size_t k = 0; k < j; ++k) ne.gram[j * cols + k] = ne.gram[k * cols + j];
   return ne;
