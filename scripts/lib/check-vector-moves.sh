@@ -37,7 +37,7 @@ for object in "${objects[@]}"; do
   fi
 done
 if [ "$found" -gt 0 ]; then
-  echo "FAIL: $found of the ${#objects[@]} object files hold aligned vector moves (first ones above): built without -Wa,-muse-unaligned-vector-move (CMakeLists.txt)"
+  echo "FAIL: $found of the ${#objects[@]} object files hold aligned vector moves (first ones above): built without -Xassembler -muse-unaligned-vector-move (CMakeLists.txt)"
   exit 1
 fi
 echo "ok: no aligned vector move in the ${#objects[@]} object files under $*"

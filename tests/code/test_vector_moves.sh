@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/lib/check-vector-moves.sh on fixture objects the C compiler assembles here (an aligned
-# move written as such, or through -Wa,-muse-unaligned-vector-move as this build's units are),
+# move written as such, or through -Xassembler -muse-unaligned-vector-move as this build's units are),
 # then on this build's own object files.
 #   test_vector_moves.sh SOURCE_DIR BUILD_DIR APPLIED
 # APPLIED: ON where CMakeLists.txt gave the build's units the assembler option (GCC, a named or
@@ -36,9 +36,10 @@ expect 1 "vmovdqa" "$CHECK" "$tmp/integer"
 object "$tmp/sse" store_aligned 'movaps %%xmm1, (%0)'
 expect 1 "movaps" "$CHECK" "$tmp/sse"
 
-if "$CC" -c -Wa,-muse-unaligned-vector-move -o /dev/null -x c /dev/null 2>/dev/null; then
-  object "$tmp/option" load_aligned 'vmovapd (%0), %%ymm1' -Wa,-muse-unaligned-vector-move
-  object "$tmp/option" load_integer 'vmovdqa (%0), %%ymm1' -Wa,-muse-unaligned-vector-move
+option=(-Xassembler -muse-unaligned-vector-move)  # the build's spelling (CMakeLists.txt)
+if "$CC" -c "${option[@]}" -o /dev/null -x c /dev/null 2>/dev/null; then
+  object "$tmp/option" load_aligned 'vmovapd (%0), %%ymm1' "${option[@]}"
+  object "$tmp/option" load_integer 'vmovdqa (%0), %%ymm1' "${option[@]}"
   expect 0 "no aligned vector move in the 2 object files" "$CHECK" "$tmp/option"
 else
   echo "note: $CC's assembler does not take -muse-unaligned-vector-move: its fixture not made"
@@ -55,7 +56,7 @@ if [ "$APPLIED" = ON ]; then
   # Every unit this build compiled (the option is on all of them; Kokkos is built outside it).
   expect 0 "no aligned vector move in the" "$CHECK" "$BUILD"
 else
-  echo "note: this build's units were not given -Wa,-muse-unaligned-vector-move (no host CPU named, or not GCC): only the fixtures checked"
+  echo "note: this build's units were not given -Xassembler -muse-unaligned-vector-move (no host CPU named, or not GCC): only the fixtures checked"
 fi
 
 if [ "$failures" -gt 0 ]; then
