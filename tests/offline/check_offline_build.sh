@@ -133,6 +133,11 @@ else
   "$WORK/build-cuda/project/tests/miniapp_e2e_tests" --gtest_list_tests >/dev/null \
     || fail "the CUDA build's e2e test binary does not start (its libraries?)"
 fi
+# GCC for this CPU (native) and Debian 12's assembler: the units must have had the unaligned-moves
+# option (CMakeLists.txt), so that build-offline.sh checked the objects; through 3.4.01's
+# nvcc_wrapper it once fell away with a warning only, and that check with it.
+grep -qx 'MINIAPP_UNALIGNED_VECTOR_MOVES:INTERNAL=ON' "$WORK/build-$BACKEND/project/CMakeCache.txt" \
+  || fail "the $BACKEND build's units were not given -Xassembler -muse-unaligned-vector-move (see its configure output)"
 echo "offline $BACKEND build ok"
 INNER
 )
