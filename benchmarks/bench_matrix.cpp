@@ -59,10 +59,20 @@ void elementwise(benchmark::State& state, matrix::Operation op) {
   run_kernel<Space>(state, k);
 }
 
+// pow as elementwise_strided computes it, or (Exp2) as elementwise_exp2 does, with its table.
+template <bool Exp2, class Table>
+auto power_of(const Table& table) {
+  if constexpr (Exp2) {
+    return matrix::Exp2Pow{table.data()};
+  } else {
+    return matrix::SpacePow{};
+  }
+}
+
 // elementwise_strided, K elements per thread (device spaces), or with R > 1 elementwise_pipelined,
-// R rounds of K, on the same arrays as `elementwise`, checked against the host's reference like
-// the workload's own result.
-template <int K, class Space, int R = 1>
+// R rounds of K, or with Exp2 elementwise_exp2<K>, on the same arrays as `elementwise`, checked
+// against the host's reference like the workload's own result.
+template <int K, class Space, int R = 1, bool Exp2 = false>
 void elementwise_k(benchmark::State& state, matrix::Operation op) {
   matrix::Params p;
   p.op = op;
@@ -70,8 +80,11 @@ void elementwise_k(benchmark::State& state, matrix::Operation op) {
   k.generate_inputs(42);
   for (Transferable* f : k.inputs()) f->copy_to_device();
   const Space space;
+  const auto table = pow_exp2::log_table(space);
   time_iterations(state, space, [&] {
-    if constexpr (R > 1) {
+    if constexpr (Exp2) {
+      matrix::elementwise_exp2<K>(space, k.x().device, k.y().device, k.z().device, table);
+    } else if constexpr (R > 1) {
       matrix::elementwise_pipelined<K, R>(space, op, k.x().device, k.y().device, k.z().device);
     } else {
       matrix::elementwise_strided<K>(space, op, k.x().device, k.y().device, k.z().device);
@@ -88,13 +101,16 @@ void elementwise_k(benchmark::State& state, matrix::Operation op) {
 // read or written; a thread writes the sum of its powers only where it equals -total, which a sum
 // of powers of positive bases never does (and the compiler cannot know). Its time against the
 // workload's and `x * y`'s (the same bytes, next to no arithmetic) says whether pow's
-// instructions or the bytes bound `x ** y`, where no hardware counters can be read.
-template <int K, class Space, MINIAPP_KERNEL_UNIT>
+// instructions or the bytes bound `x ** y`, where no hardware counters can be read. Exp2: the
+// same for elementwise_exp2's pow.
+template <int K, class Space, bool Exp2 = false, MINIAPP_KERNEL_UNIT>
 void power_compute(benchmark::State& state) {
   const std::int64_t total = matrix::Params{}.rows * state.range(0), q = (total + K - 1) / K;
   Kokkos::View<float*, typename Space::memory_space> sink("sink", 1);
   const float never = -static_cast<float>(total);
   const Space space;
+  const auto table = pow_exp2::log_table(space);
+  const auto power = power_of<Exp2>(table);
   time_iterations(state, space, [&] {
     Kokkos::parallel_for(
         "bench::power-compute", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, q),
@@ -104,7 +120,7 @@ void power_compute(benchmark::State& state) {
             const std::int64_t i = e + k * q;  // x and y in (0, 1], as the inputs (positive_uniform)
             const float x = static_cast<float>((i & 1023) + 1) * (1.0f / 1024),
                         y = static_cast<float>(((i >> 10) & 1023) + 1) * (1.0f / 1024);
-            sum += compat::math::pow(x, y);
+            sum += power(x, y);
           }
           if (sum == never) sink(0) = sum;
         });
@@ -206,6 +222,11 @@ MINIAPP_BENCHMARKS(register_matrix_benchmarks) {
       strided("matrix-elementwise-power-pipelined-k4-r4", elementwise_k<4, Space, 4>, matrix::Operation::Power);
       benchmark::RegisterBenchmark(("matrix-elementwise-power-compute/float32/" + s).c_str(),
                                    power_compute<matrix::kDeviceElementsPerThread, Space>)
+          ->Arg(kElementwiseColumns)->UseManualTime()->Unit(benchmark::kMillisecond);
+      // pow by pow_exp2 (prepared): the float-float logarithm, the device's exp2f
+      strided("matrix-elementwise-power-exp2-k4", elementwise_k<4, Space, 1, true>, matrix::Operation::Power);
+      benchmark::RegisterBenchmark(("matrix-elementwise-power-exp2-compute/float32/" + s).c_str(),
+                                   power_compute<matrix::kDeviceElementsPerThread, Space, true>)
           ->Arg(kElementwiseColumns)->UseManualTime()->Unit(benchmark::kMillisecond);
     }
     for (const char* variant : {"gemm-naive", "gemm-tiled", "gemm-kokkos-kernels"}) {

@@ -32,6 +32,7 @@ namespace math {
 using Kokkos::fabs;
 using Kokkos::cos;
 using Kokkos::exp;
+using Kokkos::exp2;
 using Kokkos::isfinite;
 using Kokkos::log;
 using Kokkos::pow;
@@ -40,6 +41,7 @@ using Kokkos::sqrt;
 using Kokkos::Experimental::fabs;
 using Kokkos::Experimental::cos;
 using Kokkos::Experimental::exp;
+using Kokkos::Experimental::exp2;
 using Kokkos::Experimental::isfinite;
 using Kokkos::Experimental::log;
 using Kokkos::Experimental::pow;

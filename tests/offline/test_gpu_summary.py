@@ -620,6 +620,9 @@ class IssueTargets(unittest.TestCase):
         rows = self.rows([
             planted("matrix-elementwise-power/float32/cuda/1000", 0.1, 3000.0),
             planted("matrix-elementwise-power/float32/cuda/16777216", 0.2, 3500.0),  # the largest: 88% of 4000
+            planted("matrix-elementwise-power-exp2-k4/float32/cuda/16777216", 0.19, 3800.0),  # a faster form
+            planted("matrix-elementwise-power-exp2-compute/float32/cuda/16777216", 0.1, 7000.0),  # a probe: no form
+            planted("matrix-elementwise-power-k1/float32/cuda/1000", 0.01, 9000.0),  # another size: not read
             planted("distance-direct/float32/cuda/4096", 0.040),
             planted("distance-direct-flat-k16/float32/cuda/4096", 0.035),
             planted("distance-direct-squared/float32/cuda/4096", 0.030),  # no roots: not a form of direct
@@ -646,6 +649,7 @@ class IssueTargets(unittest.TestCase):
         power = rows["`x ** y` float32 >= 85% of the vendor copy"]
         self.assertEqual(power[1:], ("4000 GB/s, the vendor's device-to-device copy", "88%", "met"))
         self.assertIn("matrix-elementwise-power/float32/cuda/16777216", power[0])
+        self.assertIn("fastest form 3800 GB/s (matrix-elementwise-power-exp2-k4/float32/cuda/16777216, 95%)", power[0])
         self.assertEqual(rows["`x * y` float32 >= 85% of the vendor copy"][1:], ("-", "-", "-"))
         self.assertEqual(rows["the probe's copy >= 85% of the vendor copy"][1:],
                          ("4000 GB/s, the vendor's device-to-device copy", "75%", "not met"))

@@ -1,5 +1,6 @@
 #include "miniapp/core/deck.hpp"
 #include "miniapp/core/host_vector_math.hpp"
+#include "miniapp/core/pow_exp2.hpp"
 #if MINIAPP_HOST_SIMD
 #include "miniapp/core/host_powf_float.hpp"
 #endif
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -315,6 +317,41 @@ TEST(MatrixHostPower, Avx512AndAvx2RegisterTablePowersAgreeBitForBit) {
 #endif
 }
 
+// pow_exp2's logarithm (the devices' power, written once for every space) is the register-table
+// power's, step for step: every lane of log_part equal bit for bit, special flags included.
+TEST(MatrixHostPower, Exp2PowerLogarithmIsTheRegisterTablePowersBitForBit) {
+#if MINIAPP_HOST_SIMD && defined(__AVX2__) && defined(__FMA__)
+  using L = simd::powff::Avx2;
+  static const auto t = simd::powff::make_tables<L>();
+  const auto table = pow_exp2::log_table(Kokkos::DefaultHostExecutionSpace());
+  std::mt19937_64 random(2030);
+  std::vector<float> x(1 << 14), y(x.size());
+  for (const PowRange& range : kPowRanges) {
+    fill_pow_operands(range, random, x, y);
+    for (std::size_t e = 0; e < x.size(); e += L::kLanes) {
+      const simd::powff::LogPart<L> lanes = simd::powff::log_part<L>(t, L::load(&x[e]), L::load(&y[e]));
+      float h[L::kLanes], lo_big[L::kLanes], lo_rest[L::kLanes];
+      std::int32_t special[L::kLanes];
+      L::store(h, lanes.h);
+      L::store(lo_big, lanes.lo_big);
+      L::store(lo_rest, lanes.lo_rest);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(special), lanes.special_x);
+      for (int l = 0; l < L::kLanes; ++l) {
+        const pow_exp2::Logarithm s = pow_exp2::log2_parts(table.data(), x[e + l]);
+        ASSERT_EQ(s.special, special[l] != 0) << range.name << ": x = " << x[e + l];
+        if (s.special) continue;
+        ASSERT_TRUE(std::memcmp(&s.h, &h[l], sizeof(float)) == 0 && std::memcmp(&s.lo_big, &lo_big[l], sizeof(float)) == 0 &&
+                    std::memcmp(&s.lo_rest, &lo_rest[l], sizeof(float)) == 0)
+            << range.name << ": log2 of " << x[e + l] << " by pow_exp2 " << s.h << " + " << s.lo_big << " + " << s.lo_rest
+            << ", by the register tables " << h[l] << " + " << lo_big[l] << " + " << lo_rest[l];
+      }
+    }
+  }
+#else
+  GTEST_SKIP() << "this build targets no AVX2 with FMA (or is a CUDA/HIP build)";
+#endif
+}
+
 // More elements than one host thread's chunk, and a length no vector width divides: every
 // element, the tail included, passes verification (all elements are checked at this size).
 TYPED_TEST(MatrixTest, ElementwisePowerVerifiesAcrossChunksAndTails) {
@@ -389,6 +426,129 @@ TYPED_TEST(MatrixTest, PipelinedElementwiseComputesEveryElementOnce) {
     expect_pipelined_elementwise_verifies<4, 8, Space>(matrix::Operation::Power, size);
     expect_pipelined_elementwise_verifies<3, 2, Space>(matrix::Operation::Multiply, size);
     expect_pipelined_elementwise_verifies<1, 16, Space>(matrix::Operation::Multiply, size);
+  }
+}
+
+// elementwise_exp2 (pow by pow_exp2, prepared for devices) computes every element once, as the
+// other forms.
+TYPED_TEST(MatrixTest, Exp2ElementwiseComputesEveryElementOnce) {
+  using Space = TypeParam;
+  const auto table = pow_exp2::log_table(Space());
+  for (const std::size_t size : {std::size_t{1}, std::size_t{8}, std::size_t{1001}}) {
+    expect_elementwise_form_verifies<Space>(matrix::Operation::Power, size, "exp2 K = 4",
+                                            [&](const Space& space, matrix::Operation, const auto& x, const auto& y,
+                                                const auto& z) { matrix::elementwise_exp2<4>(space, x, y, z, table); });
+  }
+}
+
+namespace {
+// pow_exp2's logarithm of each x, computed on Space: per x its parts h, lo_big, lo_rest and 1 where
+// it is special (else 0).
+template <class Space, MINIAPP_KERNEL_UNIT>
+std::vector<std::array<float, 4>> exp2_logarithms_on(const std::vector<float>& x) {
+  const Space space;
+  const auto table = pow_exp2::log_table(space);
+  const pow_exp2::LogEntry* entries = table.data();
+  const auto n = static_cast<std::int64_t>(x.size());
+  Kokkos::View<float*, typename Space::memory_space> xs("x", x.size());
+  Kokkos::View<float* [4], Kokkos::LayoutRight, typename Space::memory_space> parts("parts", x.size());
+  auto host_x = Kokkos::create_mirror_view(xs);
+  for (std::size_t i = 0; i < x.size(); ++i) host_x(i) = x[i];
+  Kokkos::deep_copy(space, xs, host_x);
+  Kokkos::parallel_for(
+      "test::exp2-logarithms", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, n),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        const pow_exp2::Logarithm l = pow_exp2::log2_parts(entries, xs(i));
+        parts(i, 0) = l.h;
+        parts(i, 1) = l.lo_big;
+        parts(i, 2) = l.lo_rest;
+        parts(i, 3) = l.special ? 1.0f : 0.0f;
+      });
+  auto host_parts = Kokkos::create_mirror_view(parts);
+  Kokkos::deep_copy(space, host_parts, parts);
+  space.fence();
+  std::vector<std::array<float, 4>> out(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) out[i] = {host_parts(i, 0), host_parts(i, 1), host_parts(i, 2), host_parts(i, 3)};
+  return out;
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Which path pow_exp2 takes: its own for x a positive normal float, y finite and |y log2 x| below
+// 125.9375 (its bound on w_hi, a float close to y log2 x); the space's pow beyond; either next to
+// the bound.
+enum class Exp2Path { Own, Either, SpacePow };
+Exp2Path exp2_path(float x, float y) {
+  if (!(x >= std::numeric_limits<float>::min() && std::isfinite(x) && std::isfinite(y))) return Exp2Path::SpacePow;
+  const double w = std::abs(static_cast<double>(y) * std::log2(static_cast<double>(x)));
+  return w < 125.93 ? Exp2Path::Own : w < 125.94 ? Exp2Path::Either : Exp2Path::SpacePow;
+}
+}  // namespace
+
+// pow_exp2's logarithm computed on the space equals the host's, bit for bit, over every range of
+// the power's tests: on a GPU that is the proof that the compiler kept every exact pair (nvcc
+// fuses a product into the sum that consumes it unless told not to).
+TYPED_TEST(MatrixTest, Exp2PowerLogarithmOnTheSpaceEqualsTheHostsBitForBit) {
+  using Space = TypeParam;
+  const auto host_table = pow_exp2::log_table(Kokkos::DefaultHostExecutionSpace());
+  std::mt19937_64 random(2031);
+  std::vector<float> x(1 << 14), y(x.size());
+  for (const PowRange& range : kPowRanges) {
+    fill_pow_operands(range, random, x, y);
+    x[0] = 0.0f, x[1] = -2.0f, x[2] = std::numeric_limits<float>::infinity(), x[3] = std::numeric_limits<float>::denorm_min();
+    const auto on_space = exp2_logarithms_on<Space>(x);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const pow_exp2::Logarithm l = pow_exp2::log2_parts(host_table.data(), x[i]);
+      ASSERT_EQ(on_space[i][3] != 0.0f, l.special) << range.name << ": x = " << x[i];
+      if (l.special) continue;
+      ASSERT_TRUE(same_bits(on_space[i][0], l.h) && same_bits(on_space[i][1], l.lo_big) &&
+                  same_bits(on_space[i][2], l.lo_rest))
+          << range.name << ": log2 of " << x[i] << " on the space " << on_space[i][0] << " + " << on_space[i][1]
+          << " + " << on_space[i][2] << ", on the host " << l.h << " + " << l.lo_big << " + " << l.lo_rest;
+    }
+  }
+}
+
+// pow_exp2's x ** y on the space against double-precision pow: within 2.5 ulp on devices (their
+// exp2f: CUDA's within 2 ulp, HIP's 1, plus the final rounding) and 1.5 on the host (a dropped
+// w_lo term alone costs up to 5 ulp at |w| = 126); outside its fast path the space's own pow,
+// bit for bit (elementwise_strided's result on the same operands).
+TYPED_TEST(MatrixTest, Exp2PowerWithinItsBoundOfDoublePrecisionPow) {
+  using Space = TypeParam;
+  const double bound = is_host_space<Space>() ? 1.5 : 2.5;
+  const auto table = pow_exp2::log_table(Space());
+  matrix::Params p;
+  p.op = matrix::Operation::Power;
+  p.rows = 1;
+  const std::size_t n = 1 << 14;
+  matrix::Elementwise<float, Space> k(p, "elementwise", n);
+  std::mt19937_64 random(2032);
+  std::vector<float> x(n), y(n);
+  const float specials[] = {0.0f, -0.0f, -2.0f, 1.0f, std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::denorm_min(), 1e30f};
+  for (const PowRange& range : kPowRanges) {
+    fill_pow_operands(range, random, x, y);
+    for (std::size_t i = 0; i < std::size(specials); ++i) x[7 * i] = specials[i], y[11 * i + 1] = specials[i];
+    for (std::size_t i = 0; i < n; ++i) k.x().host(0, i) = x[i], k.y().host(0, i) = y[i];
+    k.x().copy_to_device();
+    k.y().copy_to_device();
+    matrix::elementwise_strided<4>(Space(), p.op, k.x().device, k.y().device, k.z().device);
+    k.z().copy_to_host();
+    const std::vector<float> standard(k.z().host.data(), k.z().host.data() + n);
+    matrix::elementwise_exp2<4>(Space(), k.x().device, k.y().device, k.z().device, table);
+    k.z().copy_to_host();
+    for (std::size_t i = 0; i < n; ++i) {
+      const float z = k.z().host(0, i);
+      const Exp2Path path = exp2_path(x[i], y[i]);
+      std::string where;
+      const bool within = path != Exp2Path::SpacePow && pow_error_ulps(x[i], y[i], z, where) <= bound;
+      const bool as_space = same_bits(z, standard[i]) || (std::isnan(z) && std::isnan(standard[i]));
+      if (path == Exp2Path::Own) ASSERT_TRUE(within) << range.name << ": " << where << ", over " << bound << " ulp";
+      if (path == Exp2Path::SpacePow)
+        ASSERT_TRUE(as_space) << range.name << ": pow(" << x[i] << ", " << y[i] << ") is " << z << ", the space's pow "
+                              << standard[i];
+      if (path == Exp2Path::Either) ASSERT_TRUE(within || as_space) << range.name << ": " << where;
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 #include "miniapp/core/host_vector_math.hpp"
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/pow_exp2.hpp"
 #include "miniapp/core/random.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/core/unroll.hpp"
@@ -15,6 +16,7 @@
 #include "miniapp/core/kokkos_kernels_compat.hpp"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace miniapp::matrix {
 
@@ -48,15 +50,29 @@ void fill_device(const Space& space, const View& out, std::uint64_t seed, std::s
       });
 }
 
+// pow as every form but elementwise_exp2 computes it: the space's.
+struct SpacePow {
+  template <class Scalar>
+  KOKKOS_INLINE_FUNCTION Scalar operator()(const Scalar a, const Scalar b) const {
+    return compat::math::pow(a, b);
+  }
+};
+
+// pow_exp2's float power, its logarithm's table in the space's memory.
+struct Exp2Pow {
+  const pow_exp2::LogEntry* table;
+  KOKKOS_INLINE_FUNCTION float operator()(const float a, const float b) const { return pow_exp2::pow(table, a, b); }
+};
+
 // z = x ** y or x * y in R rounds of K elements a thread, shaped for GPUs: round r of thread e
 // takes elements e + (r K + k) q, k < K (q = ceil(total / (K R))), so that neighbouring threads
 // touch neighbouring elements in every load and every thread has K loads in flight instead of
 // one; each round's loads are issued before the previous round is computed, so that a thread's
 // loads are in flight while it computes pow. One round is elementwise_strided, more are
-// elementwise_pipelined: the two differ in their kernel's label only.
-template <int K, int R, class Space, class View, MINIAPP_KERNEL_UNIT>
+// elementwise_pipelined: the two differ in their kernel's label only. power_of(a, b) is pow.
+template <int K, int R, class Space, class View, class Power = SpacePow, MINIAPP_KERNEL_UNIT>
 void elementwise_rounds(const char* label, const Space& space, Operation op, const View& x, const View& y,
-                        const View& z) {
+                        const View& z, const Power power_of = {}) {
   static_assert(K >= 1 && K <= 16 && R >= 1 && R <= 16 && K * R <= 64, "elements a round, rounds");
   using Scalar = typename View::value_type;
   const Scalar* xs = x.data();
@@ -90,7 +106,7 @@ void elementwise_rounds(const char* label, const Space& space, Operation op, con
           MINIAPP_UNROLL
           for (int k = 0; k < K; ++k) {
             const std::int64_t i = e + (r * K + k) * q;
-            if (i < total) zs[i] = power ? compat::math::pow(a[r][k], b[r][k]) : a[r][k] * b[r][k];
+            if (i < total) zs[i] = power ? power_of(a[r][k], b[r][k]) : a[r][k] * b[r][k];
           }
         }
       });
@@ -105,7 +121,7 @@ void elementwise_rounds(const char* label, const Space& space, Operation op, con
 template <int K, class Space, class View, MINIAPP_KERNEL_UNIT>
 void elementwise_strided(const Space& space, Operation op, const View& x, const View& y, const View& z) {
   static_assert(K >= 1 && K <= 16, "elements per thread");
-  elementwise_rounds<K, 1, Space, View, KernelUnit>("matrix::elementwise-strided", space, op, x, y, z);
+  elementwise_rounds<K, 1, Space, View, SpacePow, KernelUnit>("matrix::elementwise-strided", space, op, x, y, z);
 }
 
 // Elements per thread of `elementwise` on device spaces (elementwise_strided).
@@ -118,7 +134,19 @@ inline constexpr int kDeviceElementsPerThread = 4;
 template <int K, int R, class Space, class View, MINIAPP_KERNEL_UNIT>
 void elementwise_pipelined(const Space& space, Operation op, const View& x, const View& y, const View& z) {
   static_assert(K >= 1 && K <= 8 && R >= 2 && R <= 16, "elements a round, rounds (one: strided)");
-  elementwise_rounds<K, R, Space, View, KernelUnit>("matrix::elementwise-pipelined", space, op, x, y, z);
+  elementwise_rounds<K, R, Space, View, SpacePow, KernelUnit>("matrix::elementwise-pipelined", space, op, x, y, z);
+}
+
+// float x ** y as elementwise_strided<K>, pow by pow_exp2 (its table from pow_exp2::log_table on
+// this space). Prepared for devices (matrix-elementwise-power-exp2-k4): the vendor's pow bounds
+// elementwise_strided (pow alone takes 98% of its time), and this one issues about a quarter fewer
+// instructions an element (docs/tuning-notes.md); `elementwise` keeps the space's pow until it is
+// measured.
+template <int K, class Space, class View, class Table, MINIAPP_KERNEL_UNIT>
+void elementwise_exp2(const Space& space, const View& x, const View& y, const View& z, const Table& table) {
+  static_assert(std::is_same<typename View::value_type, float>::value, "pow_exp2 is a float power");
+  elementwise_rounds<K, 1, Space, View, Exp2Pow, KernelUnit>("matrix::elementwise-exp2", space, Operation::Power, x,
+                                                              y, z, Exp2Pow{table.data()});
 }
 
 // Elements one host thread's vector pow handles per iteration: large enough that the loop's
