@@ -255,6 +255,14 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("distance-symmetric-t64/float32/" + s).c_str(), distance_symmetric_form<64, Space>)
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      // tiles of 96 and 128: each write a longer run of a row (384 and 512 bytes in float32); 64
+      // ran 1.6x faster than 32 on the H200 (2026-12-01), where the runs doubled to 256 bytes.
+      // 128's tile (66 KB) outgrows the level-0 scratch Kokkos gives a team on CUDA (about 40
+      // KB), so it lives in level 1 (global memory, through the caches)
+      benchmark::RegisterBenchmark(("distance-symmetric-t96/float32/" + s).c_str(), distance_symmetric_form<96, Space>)
+          ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("distance-symmetric-t128/float32/" + s).c_str(), distance_symmetric_form<128, Space>)
+          ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
       // the tiles of 64 with each lane's column points held in registers down the tile's rows
       benchmark::RegisterBenchmark(("distance-symmetric-held-t64/float32/" + s).c_str(),
                                    distance_symmetric_form<64, Space, true>)

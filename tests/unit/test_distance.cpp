@@ -309,6 +309,12 @@ TYPED_TEST(DistanceTest, SymmetricTilesGiveDirectsMatrixExactly) {
       expect_symmetric_tiles_equal_direct<64, TypeParam>(dim, n);  // the device spaces' kSymmetricTile
       expect_symmetric_tiles_equal_direct<64, TypeParam, true>(dim, n);  // held: prepared for devices
     }
+  // the larger tiles prepared for devices (96 and 128: level-1 scratch on CUDA), around a tile
+  for (int dim : {2, 3, 7})
+    for (std::size_t n : {1, 95, 96, 97, 129, 300}) {
+      expect_symmetric_tiles_equal_direct<96, TypeParam>(dim, n);
+      expect_symmetric_tiles_equal_direct<128, TypeParam>(dim, n);
+    }
 }
 
 namespace {

@@ -93,8 +93,8 @@ void symmetric_tiles(const Space& space, const Points& points, const Out& out, i
 }
 
 // The workload's symmetric: tiles of kSymmetricTile<Space> (T 0), or of T (benchmarks
-// distance-symmetric-t32 and -t64, the unit tests); Held: symmetric_fill's held form (benchmark
-// distance-symmetric-held-t64).
+// distance-symmetric-t32, -t64, and -t96 and -t128 prepared, the unit tests); Held:
+// symmetric_fill's held form (benchmark distance-symmetric-held-t64).
 template <int T = 0, bool Held = false, class Space, class Points, class Out>
 void symmetric(const Space& space, const Points& points, const Out& out, int dim, bool squared) {
   constexpr int tile = T > 0 ? T : kSymmetricTile<Space>;
