@@ -55,13 +55,15 @@ class Run:
         self.benchmarks = {}  # benchmark run name -> median real time in seconds
         units = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
         self.unread = []  # benchmark files a stopped step left incomplete: (file, why)
+        self.stopped = []  # benchmark files of a stopped part, read up to the last benchmark it finished
         for path in stored.matching(os.path.join(self.directory, "benchmarks", "*.json")):
             try:
-                with stored.open_text(path) as f:
-                    data = json.load(f)
+                data, stopped = stored.read_benchmarks(path)
             except json.JSONDecodeError as e:
                 self.unread.append((os.path.relpath(path, self.directory), f"incomplete or invalid JSON ({e.msg})"))
                 continue
+            if stopped:
+                self.stopped.append(os.path.relpath(path, self.directory))
             for b in data.get("benchmarks", []):
                 name = b.get("run_name", b.get("name", ""))
                 if f"/{space}/" not in name or b.get("error_occurred") or not issue_targets.is_median(b):
@@ -107,6 +109,8 @@ def main():
     lines = [f"# `{args.space}` kernel by kernel", ""] + [f"- {r.label}: `{r.name}`" for r in runs] + [
         "", "Times in seconds (medians); a ratio above 1 is slower than run [1] (above 1 in the probe: faster).", ""]
     unread = [f"- `{r.name}/{path}` left out: {why}" for r in runs for path, why in r.unread]
+    unread += [f"- `{r.name}/{path}`: its part stopped before it finished; the benchmarks it finished first are "
+               "compared" for r in runs for path in r.stopped]
     if unread:
         lines += unread + [""]
     cal = [r for r in runs if r.calibration]

@@ -288,7 +288,8 @@ benchmarks_step() {
     # matrix: gemm-tiled's two device forms at 4096 too (a few seconds each, 3 repetitions);
     # solver: dense-blocked's leaf forms and dense-vendor at 4096 (37 s on the H200 on 2026-11-29
     # with eight of them; the resident forms and the two at 4096 since); distance: 37 entries took
-    # 41 s on 2026-12-01, eight more since. A part stopped at its limit loses its whole file.
+    # 41 s on 2026-12-01, eight more since. A part stopped at its limit keeps the benchmarks it
+    # finished (Google Benchmark flushes its file after each; the summary closes the file and says so).
     limit=60
     case "$part" in matrix | solver) limit=120 ;; distance) limit=90 ;; esac
     run_step "benchmarks:$part" "$limit" "$OUT/logs/benchmarks-$part.log" \

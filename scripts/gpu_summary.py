@@ -139,11 +139,20 @@ class Run:
         if os.path.isdir(bench_dir):
             for path in stored.matching(os.path.join(bench_dir, "*.json")):  # a part kept both ways: once
                 name = os.path.basename(path)
-                data, why = read_json(path)
-                if data is None:
-                    self.benchmark_problems[name] = why
+                try:
+                    data, stopped = stored.read_benchmarks(path)
+                except FileNotFoundError:
+                    self.benchmark_problems[name] = "missing"
                     continue
-                for b in data.get("benchmarks", []):
+                except (json.JSONDecodeError, UnicodeDecodeError) as e:
+                    self.benchmark_problems[name] = f"incomplete or invalid JSON ({e.msg if hasattr(e, 'msg') else e})"
+                    continue
+                entries = data.get("benchmarks", [])
+                if stopped:
+                    finished = len({b.get("run_name", b.get("name")) for b in entries})
+                    self.benchmark_problems[name] = (f"stopped before it finished; the {finished} benchmark(s) it "
+                                                     "finished first are kept")
+                for b in entries:
                     self.benchmarks.append((name[:-5], b))
         self.copy_GBps = {space: self.benchmark_rate("copy", space) for space in (self.device, self.host)}
         # The calibration probe's stream bandwidth per space (best of copy, triad and the vendor's

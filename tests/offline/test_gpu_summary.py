@@ -243,6 +243,13 @@ class FreshRun(unittest.TestCase):
         os.makedirs(os.path.join(run, "decks", "stopped"))  # a deck stopped before its first write
         with open(os.path.join(run, "benchmarks", "distance.json"), "w") as f:
             f.write('{"context": {}, "benchmarks": [{"name": "distance-direct/float32/openmp/4096"')
+        # A part stopped at its limit after its first benchmark (Google Benchmark flushes its file
+        # after each): the file ends after that benchmark's last entry.
+        kept = "launch-range/openmp/manual_time"
+        with open(os.path.join(run, "benchmarks", "launch.json"), "w") as f:
+            f.write('{\n  "context": {},\n  "benchmarks": [\n' + json.dumps(
+                {"name": kept + "_median", "run_name": kept, "run_type": "aggregate", "aggregate_name": "median",
+                 "real_time": 4.5, "time_unit": "us"}))
         # A benchmark that reported an error, as Google Benchmark writes it: once per repetition,
         # with no time and no aggregates.
         refused = "solver-refused/float64/openmp/8/manual_time"
@@ -265,6 +272,12 @@ class FreshRun(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp)
+
+    def test_a_stopped_part_keeps_the_benchmarks_it_finished(self):
+        rows = [r for r in table_rows(self.md, "| benchmark | time") if r[0].startswith("launch-range/")]
+        self.assertEqual(rows, [["launch-range/openmp/manual_time", "4.5 us", "-", "-", "-"]])
+        self.assertIn("- benchmarks/launch.json: stopped before it finished; the 1 benchmark(s) it finished first "
+                      "are kept.", self.md)
 
     def test_a_benchmark_error_is_one_row_with_its_message(self):
         rows = [r for r in table_rows(self.md, "| benchmark | time") if r[0].startswith("solver-refused/")]
@@ -513,6 +526,23 @@ class CompareRuns(unittest.TestCase):
         rows = {r.split("|")[1].strip(): r.split("|")[2].strip() for r in proc.stdout.splitlines()
                 if r.startswith("| `")}
         self.assertEqual(rows, {f"`{repeated}`": "0.000347", "`copy/float32/cuda/1000/manual_time`": "0.0025"})
+
+    def test_a_stopped_part_is_compared_up_to_what_it_finished(self):
+        tmp = tempfile.mkdtemp(prefix="compare-")
+        self.addCleanup(shutil.rmtree, tmp)
+        os.makedirs(os.path.join(tmp, "benchmarks"))
+        done = "copy/float32/cuda/1000/manual_time"
+        with open(os.path.join(tmp, "benchmarks", "copy.json"), "w", encoding="utf-8") as f:
+            f.write('{\n  "context": {},\n  "benchmarks": [\n' + json.dumps(
+                {"run_name": done, "run_type": "aggregate", "aggregate_name": "median", "real_time": 2.5,
+                 "time_unit": "ms"}))
+        proc = self.compare(tmp)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("- `" + os.path.basename(tmp) + "/benchmarks/copy.json`: its part stopped before it finished; "
+                      "the benchmarks it finished first are compared", proc.stdout)
+        rows = {r.split("|")[1].strip(): r.split("|")[2].strip() for r in proc.stdout.splitlines()
+                if r.startswith("| `")}
+        self.assertEqual(rows, {f"`{done}`": "0.0025"})
 
     def test_a_directory_without_results_is_refused(self):
         empty = tempfile.mkdtemp()

@@ -4,9 +4,10 @@ xz-compressed). Every reader of raw files opens them through here, so either for
 Standard library only."""
 
 import glob
+import json
 import lzma
 import os
-from typing import List, Optional
+from typing import Any, List, Optional, Tuple
 
 SUFFIX = ".xz"
 
@@ -37,3 +38,24 @@ def plain(path: str) -> str:
 def matching(pattern: str) -> List[str]:
     """The files a glob PATTERN names, plain or compressed, by their plain names, sorted."""
     return sorted({plain(p) for p in glob.glob(pattern) + glob.glob(pattern + SUFFIX)})
+
+
+def read_benchmarks(path: str) -> Tuple[Any, bool]:
+    """A Google Benchmark JSON file of miniapp_benchmarks (--benchmark_out) as (data, stopped).
+    Google Benchmark flushes its file after each benchmark, so a run stopped at its time limit
+    (gpu-run.sh's parts) leaves a file that ends after the last benchmark it finished, or after the
+    list's opening (ctest benchmark.stopped-part checks it): that file is closed here and stopped
+    is True. FileNotFoundError where PATH is
+    not kept; json.JSONDecodeError (or UnicodeDecodeError) where it reads neither way."""
+    with open_text(path) as f:
+        text = f.read()
+    try:
+        return json.loads(text), False
+    except json.JSONDecodeError as whole:
+        cut = text.rstrip()
+        if cut.endswith("}") or cut.endswith("["):
+            try:
+                return json.loads(cut + "\n  ]\n}\n"), True
+            except json.JSONDecodeError:
+                pass
+        raise whole
