@@ -70,9 +70,12 @@ def read_steps(path):
     return [dict(zip(header, r + [""] * (len(header) - len(r)))) for r in rows]
 
 
-def read_json(path):
-    """(data, None) or (None, why): a JSON file (or its .xz, in a compacted directory)."""
+def read_json(path, read=None):
+    """(data, None) or (None, why): a JSON file (or its .xz, in a compacted directory), or what
+    read(path) makes of it where given (stored.read_benchmarks)."""
     try:
+        if read is not None:
+            return read(path), None
         with stored.open_text(path) as f:
             return json.load(f), None
     except FileNotFoundError:
@@ -139,14 +142,11 @@ class Run:
         if os.path.isdir(bench_dir):
             for path in stored.matching(os.path.join(bench_dir, "*.json")):  # a part kept both ways: once
                 name = os.path.basename(path)
-                try:
-                    data, stopped = stored.read_benchmarks(path)
-                except FileNotFoundError:
-                    self.benchmark_problems[name] = "missing"
+                read, why = read_json(path, stored.read_benchmarks)
+                if read is None:
+                    self.benchmark_problems[name] = why
                     continue
-                except (json.JSONDecodeError, UnicodeDecodeError) as e:
-                    self.benchmark_problems[name] = f"incomplete or invalid JSON ({e.msg if hasattr(e, 'msg') else e})"
-                    continue
+                data, stopped = read
                 entries = data.get("benchmarks", [])
                 if stopped:
                     finished = len({b.get("run_name", b.get("name")) for b in entries})

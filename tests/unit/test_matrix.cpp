@@ -170,6 +170,9 @@ struct PowRange {
   return std::abs(static_cast<double>(z) - ref) / ulp;
 }
 
+// Whether two floats are the same bits (a NaN equals only its own bits).
+[[maybe_unused]] bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
 // Where the register-table paths compute the power themselves: x a positive normal float and
 // |y log2 x| clear of their limit of 126.
 [[maybe_unused]] bool in_register_table_range(float x, float y) {
@@ -340,8 +343,7 @@ TEST(MatrixHostPower, Exp2PowerLogarithmIsTheRegisterTablePowersBitForBit) {
         const pow_exp2::Logarithm s = pow_exp2::log2_parts(table.data(), x[e + l]);
         ASSERT_EQ(s.special, special[l] != 0) << range.name << ": x = " << x[e + l];
         if (s.special) continue;
-        ASSERT_TRUE(std::memcmp(&s.h, &h[l], sizeof(float)) == 0 && std::memcmp(&s.lo_big, &lo_big[l], sizeof(float)) == 0 &&
-                    std::memcmp(&s.lo_rest, &lo_rest[l], sizeof(float)) == 0)
+        ASSERT_TRUE(same_bits(s.h, h[l]) && same_bits(s.lo_big, lo_big[l]) && same_bits(s.lo_rest, lo_rest[l]))
             << range.name << ": log2 of " << x[e + l] << " by pow_exp2 " << s.h << " + " << s.lo_big << " + " << s.lo_rest
             << ", by the register tables " << h[l] << " + " << lo_big[l] << " + " << lo_rest[l];
       }
@@ -471,8 +473,6 @@ std::vector<std::array<float, 4>> exp2_logarithms_on(const std::vector<float>& x
   for (std::size_t i = 0; i < x.size(); ++i) out[i] = {host_parts(i, 0), host_parts(i, 1), host_parts(i, 2), host_parts(i, 3)};
   return out;
 }
-
-bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // Which path pow_exp2 takes: its own for x a positive normal float, y finite and |y log2 x| below
 // 125.9375 (its bound on w_hi, a float close to y log2 x); the space's pow beyond; either next to

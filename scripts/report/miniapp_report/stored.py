@@ -45,8 +45,8 @@ def read_benchmarks(path: str) -> Tuple[Any, bool]:
     Google Benchmark flushes its file after each benchmark, so a run stopped at its time limit
     (gpu-run.sh's parts) leaves a file that ends after the last benchmark it finished, or after the
     list's opening (ctest benchmark.stopped-part checks it): that file is closed here and stopped
-    is True. FileNotFoundError where PATH is
-    not kept; json.JSONDecodeError (or UnicodeDecodeError) where it reads neither way."""
+    is True. FileNotFoundError where PATH is not kept; json.JSONDecodeError (or
+    UnicodeDecodeError) where it reads neither way."""
     with open_text(path) as f:
         text = f.read()
     try:
