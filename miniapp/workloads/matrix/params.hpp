@@ -63,7 +63,9 @@ struct Description {
   using Params = matrix::Params;
 
   static VariantTable<Variant> variant_table() {
-    return {{Variant::Elementwise, "elementwise", "z = x ** y (op: power) or x * y (op: multiply), one flat RangePolicy"},
+    return {{Variant::Elementwise, "elementwise", "z = x ** y (op: power) or x * y (op: multiply): host spaces one flat loop (pow in SIMD registers where the "
+             "build has them); GPUs 4 elements a thread, a quarter of the array apart (neighbouring threads, "
+             "neighbouring elements)"},
             {Variant::GemmNaive, "gemm-naive", "one thread per element of C (MDRangePolicy)"},
             {Variant::GemmTiled, "gemm-tiled",
              "teams over tiles of C, A/B slices packed in scratch, register-blocked micro-kernel (GPUs: each "

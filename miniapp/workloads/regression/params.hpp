@@ -48,9 +48,11 @@ struct Description {
   static VariantTable<Variant> variant_table() {
     return {{Variant::Blas, "blas", "per step r = X beta - y and g = (2/N) X^T r by KokkosBlas::gemv, then the update",
              compat::unavailable_without_kokkos_kernels()},
-            {Variant::Fused, "fused", "per step one pass over X: the gradient and the loss as one array reduction (on device spaces a "
-             "warp per row, 8 to a team); on host spaces of several threads all steps in one parallel region, the "
-             "threads meeting once per step"}};
+            {Variant::Fused, "fused", "per step one pass over X: the gradient and the loss as one reduction; on host spaces of several threads "
+             "all steps in one parallel region, the threads meeting once per step; on GPUs one launch a step, a row "
+             "a thread of 4 vector lanes holding its columns of the row, of beta and of the sums in registers (rows "
+             "of 1 to 3 columns: a thread a row on one lane; over 64: 4 (float32) or 8 (float64) lanes, the sums in "
+             "team scratch)"}};
   }
   static Variant variant(const std::string& name) { return variant_id(variant_table(), name, "regression"); }
   static std::vector<VariantInfo> variants() { return variant_infos(variant_table()); }
