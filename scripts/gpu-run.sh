@@ -30,6 +30,7 @@
 #   scripts/gpu-run.sh BUNDLE [--budget SECONDS] [--arch sm_XX] [--backend cuda|host]
 #                             [--build-dir DIR] [--results DIR] [--decks D1.yaml,D2.yaml]
 #                             [--benchmarks copy,matrix,distance,solver,regression]
+#                             [--benchmark-forms all|workloads]
 #                             [--kokkos VERSION] [--skip STEP,STEP] [--kernels-first]
 #   scripts/gpu-run.sh --prebuilt [the same options but --arch]
 #
@@ -49,6 +50,10 @@
 #   --decks     default: every input/*.yaml but quickstart.yaml, advise.yaml and kernel-times.yaml
 #               (the two extra runs of step 2, seed 000 at 10^8 and seed 001 at 4096, only then)
 #   --benchmarks  which parts of the benchmark suite (default: all five; "none" for none)
+#   --benchmark-forms  all (default): every benchmark of each part, the prepared forms too;
+#               workloads: only the families scripts/lib/workload-benchmarks.txt names, the
+#               workloads' own kernels and their bounds (a second Kokkos stack whose table compares
+#               the kernels the workloads use: about a third of the benchmarks)
 #   --skip      steps not to run, recorded as skipped: unit-tests, decks, advise, benchmarks,
 #               peers, kernel-times, profile (a second stack in the same sitting, say, whose code the
 #               first run's unit tests and peers already covered)
@@ -69,15 +74,17 @@ log() { printf '[gpu-run %3ds] %s\n' "$((SECONDS - START_SECONDS))" "$*" >&2; }
 usage_error() { echo "gpu-run: $*" >&2; exit 2; }
 
 BUNDLE=""; BUDGET=540; ARCH=""; BACKEND=cuda; BUILD=""; RESULTS="$ROOT/docs/results"; DECKS=""
-BENCHMARKS="copy,matrix,distance,solver,regression"; KOKKOS_RELEASE=""; PREBUILT=0; SKIP=""; KERNELS_FIRST=0
+BENCHMARKS="copy,matrix,distance,solver,regression"; BENCHMARK_FORMS=all; KOKKOS_RELEASE=""; PREBUILT=0; SKIP=""
+KERNELS_FIRST=0
 while [ $# -gt 0 ]; do
   case "$1" in
-    --budget|--arch|--backend|--build-dir|--results|--decks|--benchmarks|--kokkos|--skip)
+    --budget|--arch|--backend|--build-dir|--results|--decks|--benchmarks|--benchmark-forms|--kokkos|--skip)
       [ $# -ge 2 ] || usage_error "$1 needs a value"
       case "$1" in
         --budget) BUDGET=$2 ;; --arch) ARCH=$2 ;; --backend) BACKEND=$2 ;;
         --build-dir) BUILD=$2 ;; --results) RESULTS=$2 ;; --decks) DECKS=$2 ;;
-        --benchmarks) BENCHMARKS=$2 ;; --kokkos) KOKKOS_RELEASE=$2 ;; --skip) SKIP=$2 ;;
+        --benchmarks) BENCHMARKS=$2 ;; --benchmark-forms) BENCHMARK_FORMS=$2 ;;
+        --kokkos) KOKKOS_RELEASE=$2 ;; --skip) SKIP=$2 ;;
       esac
       shift ;;
     --prebuilt) PREBUILT=1 ;;
@@ -125,6 +132,11 @@ if [ "$BENCHMARKS" != none ]; then
     case "$p" in copy|matrix|distance|solver|regression) ;; *) usage_error "unknown benchmark part '$p'" ;; esac
   done
 fi
+case "$BENCHMARK_FORMS" in
+  all) ;;
+  workloads) mapfile -t workload_families < <(grep -v -e '^#' -e '^[[:space:]]*$' "$ROOT/scripts/lib/workload-benchmarks.txt") ;;
+  *) usage_error "unknown --benchmark-forms '$BENCHMARK_FORMS' (all or workloads)" ;;
+esac
 IFS=, read -r -a skip_steps <<<"$SKIP"
 for p in "${skip_steps[@]}"; do
   case "$p" in
@@ -195,6 +207,7 @@ run_step() {
   echo "host_space=$HOST_SPACE"
   echo "device_name=$device_name"
   echo "budget_seconds=$BUDGET"
+  echo "benchmark_forms=$BENCHMARK_FORMS"
   echo "started=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "hostname=$(hostname)"
   echo "cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
@@ -281,6 +294,11 @@ advise_step() {
 benchmarks_step() {
   for part in "${bench_parts[@]}"; do
     filter="^$part.*/$DEVICE_SPACE/"
+    # --benchmark-forms workloads: the part's families of workload-benchmarks.txt only
+    if [ "$BENCHMARK_FORMS" = workloads ]; then
+      families=$(printf '%s\n' "${workload_families[@]}" | grep "^$part-" | paste -sd'|')
+      filter="^($families)/.*/$DEVICE_SPACE/"
+    fi
     # copy: the bounds, on both spaces: the copy, every fill (the fastest is the distance's bound),
     # and what one launch costs before any work
     [ "$part" = copy ] &&
@@ -292,6 +310,7 @@ benchmarks_step() {
     # finished (Google Benchmark flushes its file after each; the summary closes the file and says so).
     limit=60
     case "$part" in matrix | solver) limit=120 ;; distance) limit=90 ;; esac
+    log "benchmarks:$part: --benchmark_filter=$filter"
     run_step "benchmarks:$part" "$limit" "$OUT/logs/benchmarks-$part.log" \
       "$BIN/miniapp_benchmarks" "--benchmark_filter=$filter" --benchmark_min_time=0.1 \
       --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \

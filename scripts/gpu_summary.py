@@ -211,7 +211,10 @@ def section_machine(run):
         rows.append(("Build", f"{b.get('KOKKOS_DESCRIPTION', '')}; commit {commit}; "
                               f"{b.get('BUILD_SECONDS', '?')} s with {b.get('JOBS', '?')} jobs"))
     rows.append(("Compared", f"device space `{run.device}` against host space `{run.host}`"))
-    rows.append(("Run", f"{e.get('started', '?')} to {e.get('finished', '?')}, budget {e.get('budget_seconds', '?')} s"))
+    forms = ("; benchmarks: the workloads' own kernels and their bounds only (`--benchmark-forms workloads`)"
+             if e.get("benchmark_forms") == "workloads" else "")
+    rows.append(("Run", f"{e.get('started', '?')} to {e.get('finished', '?')}, budget {e.get('budget_seconds', '?')} s"
+                        + forms))
     return "## Machine and build\n\n" + md_table(["", ""], rows)
 
 

@@ -71,6 +71,27 @@ if [[ "$kf" == "benchmarks:solver kernel-times profile deck:"* ]] && [[ "$dk" ==
    [ "$(grep -o 'deck:' <<<"$kf" | wc -l)" -eq "$decks" ] && [ "$(grep -o 'deck:' <<<"$dk" | wc -l)" -eq "$decks" ]; then
   echo "ok: gpu-run.sh --kernels-first runs the benchmarks, kernel times and profile before the decks"
 else echo "FAIL: gpu-run.sh --kernels-first: order $kf; default order $dk"; failures=$((failures + 1)); fi
+# gpu-run.sh --benchmark-forms: an unknown value is refused; `workloads` gives each part the
+# filter of its families in scripts/lib/workload-benchmarks.txt (the copy part whole), `all` the
+# whole part (the filters as gpu-run.sh's log names them; the fake build's programs are `true`).
+expect 2 "unknown --benchmark-forms 'some' (all or workloads)" "$G" --prebuilt --backend host \
+  --build-dir "$tmp/hostfake" --benchmark-forms some
+forms_args=(--prebuilt --backend host --build-dir "$tmp/hostfake" --skip unit-tests,decks,advise,peers,kernel-times,profile
+            --benchmarks copy,matrix,regression)
+filters() { "$G" "${forms_args[@]}" "$@" 2>&1 | sed -n 's/.*benchmarks:[a-z]*: --benchmark_filter=//p'; }
+got_workloads=$(filters --benchmark-forms workloads --results "$tmp/wf"); got_all=$(filters --results "$tmp/af")
+want_workloads="^(copy|fill|fill-flat|fill-flat-k[0-9]+|fill-deep-copy)/.*/(openmp|serial)/|^launch-(range|team)/(openmp|serial)/
+^(matrix-elementwise-multiply|matrix-elementwise-power|matrix-gemm-naive|matrix-gemm-tiled|matrix-gemm-kokkos-kernels)/.*/openmp/
+^(regression-blas|regression-fused|regression-stream-read)/.*/openmp/"
+want_all="$(head -n 1 <<<"$want_workloads")
+^matrix.*/openmp/
+^regression.*/openmp/"
+if [ "$got_workloads" = "$want_workloads" ] && [ "$got_all" = "$want_all" ] &&
+   grep -q '^benchmark_forms=workloads$' "$tmp"/wf/*/run.env && grep -q '^benchmark_forms=all$' "$tmp"/af/*/run.env &&
+   grep -q "the workloads' own kernels and their bounds only" "$tmp"/wf/*.md && ! grep -q "own kernels" "$tmp"/af/*.md; then
+  echo "ok: gpu-run.sh --benchmark-forms workloads runs each part's families of workload-benchmarks.txt, and says so"
+else echo "FAIL: gpu-run.sh --benchmark-forms: filters with workloads: $got_workloads; with all: $got_all"
+  failures=$((failures + 1)); fi
 # gpu-run.sh --prebuilt without miniapp_jobs_tests (pack-prebuilt.sh leaves it out): unit.jobs is
 # left out of the unit step and recorded as skipped; with the program there, it runs.
 printf 'add_test(unit.jobs "%s")\nset_tests_properties(unit.jobs PROPERTIES LABELS "unit")\n' \
