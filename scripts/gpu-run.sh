@@ -30,7 +30,7 @@
 #   scripts/gpu-run.sh BUNDLE [--budget SECONDS] [--arch sm_XX] [--backend cuda|host]
 #                             [--build-dir DIR] [--results DIR] [--decks D1.yaml,D2.yaml]
 #                             [--benchmarks copy,matrix,distance,solver,regression]
-#                             [--benchmark-forms all|workloads]
+#                             [--benchmark-forms all|open|workloads]
 #                             [--kokkos VERSION] [--skip STEP,STEP] [--kernels-first]
 #   scripts/gpu-run.sh --prebuilt [the same options but --arch]
 #
@@ -50,10 +50,11 @@
 #   --decks     default: every input/*.yaml but quickstart.yaml, advise.yaml and kernel-times.yaml
 #               (the two extra runs of step 2, seed 000 at 10^8 and seed 001 at 4096, only then)
 #   --benchmarks  which parts of the benchmark suite (default: all five; "none" for none)
-#   --benchmark-forms  all (default): every benchmark of each part, the prepared forms too;
-#               workloads: only the families scripts/lib/workload-benchmarks.txt names, the
-#               workloads' own kernels and their bounds (a second Kokkos stack whose table compares
-#               the kernels the workloads use: about a third of the benchmarks)
+#   --benchmark-forms  which benchmarks of each part (scripts/lib/benchmark-forms.tsv; the copy
+#               part always whole): all (default), the forms already decided too; open: the
+#               workloads' own kernels, their bounds and the prepared forms a sitting is to decide;
+#               workloads: the workloads' own kernels and their bounds only (a second Kokkos stack
+#               whose table compares the kernels the workloads use)
 #   --skip      steps not to run, recorded as skipped: unit-tests, decks, advise, benchmarks,
 #               peers, kernel-times, profile (a second stack in the same sitting, say, whose code the
 #               first run's unit tests and peers already covered)
@@ -134,8 +135,11 @@ if [ "$BENCHMARKS" != none ]; then
 fi
 case "$BENCHMARK_FORMS" in
   all) ;;
-  workloads) mapfile -t workload_families < <(grep -v -e '^#' -e '^[[:space:]]*$' "$ROOT/scripts/lib/workload-benchmarks.txt") ;;
-  *) usage_error "unknown --benchmark-forms '$BENCHMARK_FORMS' (all or workloads)" ;;
+  workloads | open)
+    sets=workload; [ "$BENCHMARK_FORMS" = open ] && sets="workload|open"
+    mapfile -t form_families < <(awk -F'\t' -v sets="^($sets)\$" '!/^#/ && $2 ~ sets {print $1}' \
+                                   "$ROOT/scripts/lib/benchmark-forms.tsv") ;;
+  *) usage_error "unknown --benchmark-forms '$BENCHMARK_FORMS' (all, open or workloads)" ;;
 esac
 IFS=, read -r -a skip_steps <<<"$SKIP"
 for p in "${skip_steps[@]}"; do
@@ -294,9 +298,9 @@ advise_step() {
 benchmarks_step() {
   for part in "${bench_parts[@]}"; do
     filter="^$part.*/$DEVICE_SPACE/"
-    # --benchmark-forms workloads: the part's families of workload-benchmarks.txt only
-    if [ "$BENCHMARK_FORMS" = workloads ]; then
-      families=$(printf '%s\n' "${workload_families[@]}" | grep "^$part-" | paste -sd'|')
+    # --benchmark-forms workloads or open: the part's families of benchmark-forms.tsv only
+    if [ "$BENCHMARK_FORMS" != all ]; then
+      families=$(printf '%s\n' "${form_families[@]}" | grep "^$part-" | paste -sd'|')
       filter="^($families)/.*/$DEVICE_SPACE/"
     fi
     # copy: the bounds, on both spaces: the copy, every fill (the fastest is the distance's bound),

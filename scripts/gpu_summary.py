@@ -211,8 +211,9 @@ def section_machine(run):
         rows.append(("Build", f"{b.get('KOKKOS_DESCRIPTION', '')}; commit {commit}; "
                               f"{b.get('BUILD_SECONDS', '?')} s with {b.get('JOBS', '?')} jobs"))
     rows.append(("Compared", f"device space `{run.device}` against host space `{run.host}`"))
-    forms = ("; benchmarks: the workloads' own kernels and their bounds only (`--benchmark-forms workloads`)"
-             if e.get("benchmark_forms") == "workloads" else "")
+    forms = {"workloads": "; benchmarks: the workloads' own kernels and their bounds only (`--benchmark-forms workloads`)",
+             "open": "; benchmarks: the workloads' own kernels, their bounds and the prepared forms still open "
+                     "(`--benchmark-forms open`)"}.get(e.get("benchmark_forms"), "")
     rows.append(("Run", f"{e.get('started', '?')} to {e.get('finished', '?')}, budget {e.get('budget_seconds', '?')} s"
                         + forms))
     return "## Machine and build\n\n" + md_table(["", ""], rows)

@@ -72,25 +72,34 @@ if [[ "$kf" == "benchmarks:solver kernel-times profile deck:"* ]] && [[ "$dk" ==
   echo "ok: gpu-run.sh --kernels-first runs the benchmarks, kernel times and profile before the decks"
 else echo "FAIL: gpu-run.sh --kernels-first: order $kf; default order $dk"; failures=$((failures + 1)); fi
 # gpu-run.sh --benchmark-forms: an unknown value is refused; `workloads` gives each part the
-# filter of its families in scripts/lib/workload-benchmarks.txt (the copy part whole), `all` the
-# whole part (the filters as gpu-run.sh's log names them; the fake build's programs are `true`).
-expect 2 "unknown --benchmark-forms 'some' (all or workloads)" "$G" --prebuilt --backend host \
+# filter of its workload families in scripts/lib/benchmark-forms.tsv, `open` those and its open
+# ones, `all` the whole part; the copy part is whole in each (the filters as gpu-run.sh's log
+# names them; the fake build's programs are `true`).
+expect 2 "unknown --benchmark-forms 'some' (all, open or workloads)" "$G" --prebuilt --backend host \
   --build-dir "$tmp/hostfake" --benchmark-forms some
 forms_args=(--prebuilt --backend host --build-dir "$tmp/hostfake" --skip unit-tests,decks,advise,peers,kernel-times,profile
             --benchmarks copy,matrix,regression)
 filters() { "$G" "${forms_args[@]}" "$@" 2>&1 | sed -n 's/.*benchmarks:[a-z]*: --benchmark_filter=//p'; }
 got_workloads=$(filters --benchmark-forms workloads --results "$tmp/wf"); got_all=$(filters --results "$tmp/af")
-want_workloads="^(copy|fill|fill-flat|fill-flat-k[0-9]+|fill-deep-copy)/.*/(openmp|serial)/|^launch-(range|team)/(openmp|serial)/
-^(matrix-elementwise-multiply|matrix-elementwise-power|matrix-gemm-naive|matrix-gemm-tiled|matrix-gemm-kokkos-kernels)/.*/openmp/
-^(regression-blas|regression-fused|regression-stream-read)/.*/openmp/"
-want_all="$(head -n 1 <<<"$want_workloads")
+got_open=$(filters --benchmark-forms open --results "$tmp/of")
+copy_filter="^(copy|fill|fill-flat|fill-flat-k[0-9]+|fill-deep-copy)/.*/(openmp|serial)/|^launch-(range|team)/(openmp|serial)/"
+matrix_workload="matrix-elementwise-multiply|matrix-elementwise-power|matrix-gemm-naive|matrix-gemm-tiled|matrix-gemm-kokkos-kernels"
+regression_workload="regression-blas|regression-fused|regression-stream-read"
+want_workloads="$copy_filter
+^($matrix_workload)/.*/openmp/
+^($regression_workload)/.*/openmp/"
+want_all="$copy_filter
 ^matrix.*/openmp/
 ^regression.*/openmp/"
 if [ "$got_workloads" = "$want_workloads" ] && [ "$got_all" = "$want_all" ] &&
+   [[ "$(sed -n 2p <<<"$got_open")" == "^($matrix_workload|matrix-elementwise-power-k4|matrix-elementwise-power-exp2-k4|"*")/.*/openmp/" ]] &&
+   [[ "$(sed -n 3p <<<"$got_open")" == "^($regression_workload|regression-sums-registers-lanes4|"*")/.*/openmp/" ]] &&
+   [ "$(head -n 1 <<<"$got_open")" = "$copy_filter" ] &&
    grep -q '^benchmark_forms=workloads$' "$tmp"/wf/*/run.env && grep -q '^benchmark_forms=all$' "$tmp"/af/*/run.env &&
-   grep -q "the workloads' own kernels and their bounds only" "$tmp"/wf/*.md && ! grep -q "own kernels" "$tmp"/af/*.md; then
-  echo "ok: gpu-run.sh --benchmark-forms workloads runs each part's families of workload-benchmarks.txt, and says so"
-else echo "FAIL: gpu-run.sh --benchmark-forms: filters with workloads: $got_workloads; with all: $got_all"
+   grep -q "the workloads' own kernels and their bounds only" "$tmp"/wf/*.md &&
+   grep -q "the prepared forms still open" "$tmp"/of/*.md && ! grep -q "own kernels" "$tmp"/af/*.md; then
+  echo "ok: gpu-run.sh --benchmark-forms workloads / open run each part's families of benchmark-forms.tsv, and say so"
+else echo "FAIL: gpu-run.sh --benchmark-forms: filters with workloads: $got_workloads; with open: $got_open; with all: $got_all"
   failures=$((failures + 1)); fi
 # gpu-run.sh --prebuilt without miniapp_jobs_tests (pack-prebuilt.sh leaves it out): unit.jobs is
 # left out of the unit step and recorded as skipped; with the program there, it runs.

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# scripts/lib/benchmark-forms.tsv (what gpu-run.sh --benchmark-forms runs) against the sources
+# and the build:
+# - every variant `miniapp --list` names has a workload family (WORKLOAD-VARIANT, or
+#   WORKLOAD-VARIANT-something where its benchmarks name an operation, as elementwise's power and
+#   multiply);
+# - the benchmark program registers every workload family, unless --list marks its variant
+#   unavailable in this build (KokkosBatched on Kokkos Kernels 3.4.01), and on a device build
+#   (cuda or hip among --list's spaces) every open family as well: most open forms are
+#   registered on device spaces only;
+# - the benchmark sources name every open family: as a literal ("family/...), or as a literal
+#   prefix ending in '-' and a literal rest ("regression-sums-" + "registers-lanes4-rows2");
+# - each row has a family, a set (workload or open) and what it is for, and no family repeats.
+#   test_benchmark_forms.sh SOURCE_DIR MINIAPP MINIAPP_BENCHMARKS
+set -uo pipefail
+SRC=$1 MINIAPP=$2 BENCHMARKS=$3
+TSV="$SRC/scripts/lib/benchmark-forms.tsv"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+rows=$(grep -v -e '^#' -e '^[[:space:]]*$' "$TSV")
+bad=$(awk -F'\t' 'NF != 3 || ($2 != "workload" && $2 != "open") || $3 == ""' <<<"$rows")
+[ -z "$bad" ] || fail "rows of benchmark-forms.tsv without a family, a set (workload, open) and a purpose: $bad"
+twice=$(cut -f1 <<<"$rows" | sort | uniq -d)
+[ -z "$twice" ] || fail "families listed twice in benchmark-forms.tsv: $twice"
+workload=$(awk -F'\t' '$2 == "workload" {print $1}' <<<"$rows"); open=$(awk -F'\t' '$2 == "open" {print $1}' <<<"$rows")
+[ -n "$workload" ] && [ -n "$open" ] || fail "benchmark-forms.tsv has no workload or no open rows"
+list=$(OMP_PROC_BIND=false "$MINIAPP" --list) || { echo "FAIL: $MINIAPP --list failed"; exit 1; }
+# "  workload: ..." then "    - variant: ..." up to the spaces' section, which follows
+variants=$(awk '/^execution spaces/ {exit} /^  [a-z]+: / {w = $1; sub(/:$/, "", w)}
+                /^    - [a-z0-9-]+: / {v = $2; sub(/:$/, "", v); print w "-" v (/\[unavailable/ ? " unavailable" : "")}' <<<"$list")
+[ "$(wc -l <<<"$variants")" -ge 10 ] || { echo "FAIL: fewer than 10 variants read from --list: $variants"; exit 1; }
+device_build=0
+awk '/^execution spaces/ {s = 1} s && /^  (cuda|hip) \(device\)/ {found = 1} END {exit !found}' <<<"$list" && device_build=1
+registered=$(OMP_PROC_BIND=false "$BENCHMARKS" --benchmark_list_tests 2>/dev/null | sed -n 's|^\([a-z0-9-]*\)/.*|\1|p' | sort -u)
+[ -n "$registered" ] || { echo "FAIL: $BENCHMARKS --benchmark_list_tests listed nothing"; exit 1; }
+while read -r name _; do
+  if grep -qx -e "$name" -e "$name-[a-z]*" <<<"$workload"; then echo "ok: $name has its workload family"
+  else fail "the variant $name (miniapp --list) has no workload family in benchmark-forms.tsv"; fi
+done <<<"$variants"
+for f in $workload; do
+  if grep -qx "$f" <<<"$registered"; then echo "ok: $f is registered by the benchmark program"
+  elif grep -qx "$f unavailable" <<<"$variants"; then echo "ok: $f not registered, its variant unavailable in this build"
+  else fail "benchmark-forms.tsv names $f, which $(basename "$BENCHMARKS") does not register"; fi
+done
+literals=$(cat "$SRC"/benchmarks/*.cpp | grep -o '"[a-z][a-z0-9-]*' | cut -c2- | sort -u)
+for f in $open; do
+  named=0
+  grep -qx "$f" <<<"$literals" && named=1
+  while [ "$named" = 0 ] && read -r prefix; do
+    grep -qx "${f#"$prefix"}" <<<"$literals" && named=1
+  done < <(grep -- '-$' <<<"$literals" | while read -r p; do [[ "$f" == "$p"?* ]] && echo "$p"; done)
+  if [ "$named" = 1 ]; then echo "ok: the benchmark sources name $f"
+  else fail "benchmark-forms.tsv names the open form $f, which no benchmark source names"; fi
+  if [ "$device_build" = 1 ] && ! grep -qx "$f" <<<"$registered"; then
+    fail "the device build's $(basename "$BENCHMARKS") does not register the open form $f"
+  fi
+done
+[ "$device_build" = 1 ] && echo "ok: a device build: its open forms checked against its registrations"
+[ "$failures" -eq 0 ] && echo "benchmark-forms.tsv matches the sources and the build" || echo "$failures failure(s)"
+[ "$failures" -eq 0 ]
