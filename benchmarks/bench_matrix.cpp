@@ -225,7 +225,7 @@ MINIAPP_BENCHMARKS(register_matrix_benchmarks) {
           ->Arg(kElementwiseColumns)->UseManualTime()->Unit(benchmark::kMillisecond);
       // pow by pow_exp2 (prepared): the float-float logarithm, the device's exp2f
       strided("matrix-elementwise-power-exp2-k4", elementwise_k<4, Space, 1, true>, matrix::Operation::Power);
-      benchmark::RegisterBenchmark(("matrix-elementwise-power-exp2-compute/float32/" + s).c_str(),
+      benchmark::RegisterBenchmark(("matrix-elementwise-power-exp2-k4-compute/float32/" + s).c_str(),
                                    power_compute<matrix::kDeviceElementsPerThread, Space, true>)
           ->Arg(kElementwiseColumns)->UseManualTime()->Unit(benchmark::kMillisecond);
     }

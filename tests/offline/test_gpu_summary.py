@@ -651,7 +651,7 @@ class IssueTargets(unittest.TestCase):
             planted("matrix-elementwise-power/float32/cuda/1000", 0.1, 3000.0),
             planted("matrix-elementwise-power/float32/cuda/16777216", 0.2, 3500.0),  # the largest: 88% of 4000
             planted("matrix-elementwise-power-exp2-k4/float32/cuda/16777216", 0.19, 3800.0),  # a faster form
-            planted("matrix-elementwise-power-exp2-compute/float32/cuda/16777216", 0.1, 7000.0),  # a probe: no form
+            planted("matrix-elementwise-power-exp2-k4-compute/float32/cuda/16777216", 0.1, 7000.0),  # a probe: no form
             planted("matrix-elementwise-power-k1/float32/cuda/1000", 0.01, 9000.0),  # another size: not read
             planted("distance-direct/float32/cuda/4096", 0.040),
             planted("distance-direct-flat-k16/float32/cuda/4096", 0.035),
@@ -743,6 +743,9 @@ class IssueTargets(unittest.TestCase):
             planted("solver-batched-thread-registers/float64/cuda/10/100000", 0.04, 3800.0),
             planted("solver-batched-thread-registers-compute/float64/cuda/10/100000", 0.01),
             planted("solver-batched-thread-registers-compute/float64/openmp/10/100000", 0.5),  # another space
+            # a prepared form's probe beside that form (not the workload's kernel): bytes 87.5%, work 82%
+            planted("matrix-elementwise-power-exp2-k4/float32/cuda/16777216", 0.17, 3500.0),
+            planted("matrix-elementwise-power-exp2-k4-compute/float32/cuda/16777216", 0.14),
         ]
         cal = results.Calibration("cuda", {"vendor_copy": 4000.0}, {}, None, {}, "", None, "")
         timed = issue_targets.medians(benchmarks, "cuda")
@@ -755,7 +758,9 @@ class IssueTargets(unittest.TestCase):
                          "partly overlapped: neither the work nor the bytes alone takes its time")
         self.assertEqual(probes["solver-batched-thread-registers/float64/cuda/10/100000"][1:],
                          ("10 us (25%)", "38 us (95%) at 4000 GB/s", "overlapped: bound by its bytes"))
-        self.assertEqual(len(probes), 4)
+        self.assertEqual(probes["matrix-elementwise-power-exp2-k4/float32/cuda/16777216"][1:],
+                         ("140 us (82%)", "149 us (88%) at 4000 GB/s", "overlapped: bound by its bytes"))
+        self.assertEqual(len(probes), 5)
         # a probe computes no result: never a kernel's fastest form
         direct = {r[0]: r[1:] for r in issue_targets.rows_of(timed, "cuda", cal)}[
             "distance direct >= 70% of writing the output, n = 4096"]
