@@ -7,7 +7,8 @@
 # - the benchmark program registers every workload family, unless --list marks its variant
 #   unavailable in this build (KokkosBatched on Kokkos Kernels 3.4.01), and on a device build
 #   (cuda or hip among --list's spaces) every open family as well: most open forms are
-#   registered on device spaces only;
+#   registered on device spaces only. A build whose targets left the benchmark program out (the
+#   offline rehearsal's) has no registrations to check: the test says so and checks the rest;
 # - the benchmark sources name every open family: as a literal ("family/...), or as a literal
 #   prefix ending in '-' and a literal rest ("regression-sums-" + "registers-lanes4-rows2");
 # - each row has a family, a set (workload or open) and what it is for, and no family repeats.
@@ -31,14 +32,21 @@ variants=$(awk '/^execution spaces/ {exit} /^  [a-z]+: / {w = $1; sub(/:$/, "", 
 [ "$(wc -l <<<"$variants")" -ge 10 ] || { echo "FAIL: fewer than 10 variants read from --list: $variants"; exit 1; }
 device_build=0
 awk '/^execution spaces/ {s = 1} s && /^  (cuda|hip) \(device\)/ {found = 1} END {exit !found}' <<<"$list" && device_build=1
-registered=$(OMP_PROC_BIND=false "$BENCHMARKS" --benchmark_list_tests 2>/dev/null | sed -n 's|^\([a-z0-9-]*\)/.*|\1|p' | sort -u)
-[ -n "$registered" ] || { echo "FAIL: $BENCHMARKS --benchmark_list_tests listed nothing"; exit 1; }
+built=1
+if [ ! -x "$BENCHMARKS" ]; then
+  built=0
+  echo "not checked: the registrations, for $BENCHMARKS is not built (the build's targets left it out)"
+else
+  registered=$(OMP_PROC_BIND=false "$BENCHMARKS" --benchmark_list_tests 2>/dev/null | sed -n 's|^\([a-z0-9-]*\)/.*|\1|p' | sort -u)
+  [ -n "$registered" ] || { echo "FAIL: $BENCHMARKS --benchmark_list_tests listed nothing"; exit 1; }
+fi
 while read -r name _; do
   if grep -qx -e "$name" -e "$name-[a-z]*" <<<"$workload"; then echo "ok: $name has its workload family"
   else fail "the variant $name (miniapp --list) has no workload family in benchmark-forms.tsv"; fi
 done <<<"$variants"
 for f in $workload; do
-  if grep -qx "$f" <<<"$registered"; then echo "ok: $f is registered by the benchmark program"
+  if [ "$built" = 0 ]; then :
+  elif grep -qx "$f" <<<"$registered"; then echo "ok: $f is registered by the benchmark program"
   elif grep -qx "$f unavailable" <<<"$variants"; then echo "ok: $f not registered, its variant unavailable in this build"
   else fail "benchmark-forms.tsv names $f, which $(basename "$BENCHMARKS") does not register"; fi
 done
@@ -51,10 +59,12 @@ for f in $open; do
   done < <(grep -- '-$' <<<"$literals" | while read -r p; do [[ "$f" == "$p"?* ]] && echo "$p"; done)
   if [ "$named" = 1 ]; then echo "ok: the benchmark sources name $f"
   else fail "benchmark-forms.tsv names the open form $f, which no benchmark source names"; fi
-  if [ "$device_build" = 1 ] && ! grep -qx "$f" <<<"$registered"; then
+  if [ "$built" = 1 ] && [ "$device_build" = 1 ] && ! grep -qx "$f" <<<"$registered"; then
     fail "the device build's $(basename "$BENCHMARKS") does not register the open form $f"
   fi
 done
-[ "$device_build" = 1 ] && echo "ok: a device build: its open forms checked against its registrations"
-[ "$failures" -eq 0 ] && echo "benchmark-forms.tsv matches the sources and the build" || echo "$failures failure(s)"
+[ "$built" = 1 ] && [ "$device_build" = 1 ] && echo "ok: a device build: its open forms checked against its registrations"
+if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"
+elif [ "$built" = 1 ]; then echo "benchmark-forms.tsv matches the sources and the build"
+else echo "benchmark-forms.tsv matches the sources and --list (registrations not checked)"; fi
 [ "$failures" -eq 0 ]
