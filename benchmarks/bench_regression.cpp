@@ -91,7 +91,8 @@ void stream_read(benchmark::State& state) {
 // `regression-sums-rows` against `-narrow`, the register form on one lane (fused_sums' choice on
 // devices for rows of 1 to 3 columns); `-registers-lanes4-unbounded` the workload's register form
 // without its launch bounds (team_gradient_min_teams), `-rows2` with two rows a thread at once
-// (TeamGradient's Rows). SumsData: X is all ones and
+// (TeamGradient's Rows), `-staged` with the team's rows through its scratch a tile at a time
+// (TeamGradient's Staged). SumsData: X is all ones and
 // beta 1 / cols, so every residual is 1 (to rounding) and the loss sum counts the rows read.
 template <class Scalar, class MemorySpace>
 struct SumsData {
@@ -121,7 +122,7 @@ struct SumsData {
 };
 
 template <class Scalar, class Space, int Lanes, int Chunk = regression::kTeamGradientChunk, int RegisterColumns = 0,
-          int MinTeams = -1, int Rows = 1>
+          int MinTeams = -1, int Rows = 1, bool Staged = false>
 void gradient_sums(benchmark::State& state) {
   using MemorySpace = typename Space::memory_space;
   const SumsData<Scalar, MemorySpace> d(state);
@@ -135,8 +136,8 @@ void gradient_sums(benchmark::State& state) {
       "partials", Lanes > 0 ? regression::team_gradient_partials_size<Scalar, Space, kLanes>(d.n, d.cols) : 0);
   time_iterations(state, space, [&] {
     if constexpr (Lanes > 0)
-      regression::team_gradient_sums<kLanes, Chunk, RegisterColumns, MinTeams, Rows>(space, d.x, d.y, d.beta,
-                                                                                     partials, d.sums);
+      regression::team_gradient_sums<kLanes, Chunk, RegisterColumns, MinTeams, Rows, Staged>(space, d.x, d.y, d.beta,
+                                                                                             partials, d.sums);
     else regression::range_gradient_sums(space, d.x, d.y, d.beta, d.sums);
   });
   d.finish(state);
@@ -237,6 +238,14 @@ void register_for_precision(const std::string& precision) {
       if constexpr (sizeof(Scalar) == 4)
         sums("registers-lanes4-rows2", gradient_sums<Scalar, Space, 4, kChunk, kColumns, -1, 2>);
       sums("registers-lanes8-rows2", gradient_sums<Scalar, Space, 8, kChunk, kColumns, -1, 2>);
+      // the team's rows copied into its scratch a tile at a time, 16 bytes a load, each thread's
+      // row read from there (TeamGradient's Staged), on the workload's 4 lanes and on 8. On 4 lanes
+      // bounded to four teams a multiprocessor in float32 and two in float64 (ptxas, sm_90: 63
+      // and 121 registers, no spills; float64 unbounded took 157 before the row was read from
+      // scratch twice instead of held, one team); on 8 lanes unbounded (56 and 70 registers)
+      constexpr int kStagedTeams = sizeof(Scalar) <= 4 ? 4 : 2;
+      sums("registers-lanes4-staged", gradient_sums<Scalar, Space, 4, kChunk, kColumns, kStagedTeams, 1, true>);
+      sums("registers-lanes8-staged", gradient_sums<Scalar, Space, 8, kChunk, kColumns, -1, 1, true>);
       // the single-variable model's rows of 2: FusedGradient against the narrow form
       sums("rows", gradient_sums<Scalar, Space, 0>, 1);
       sums("narrow", gradient_sums<Scalar, Space, 1, kChunk, regression::kTeamGradientNarrowColumns>, 1);

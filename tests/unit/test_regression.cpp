@@ -302,6 +302,23 @@ TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
         };
         rows_at_once(std::integral_constant<int, 2>{});
         rows_at_once(std::integral_constant<int, 3>{});
+        // the team's rows through its scratch a tile at a time: the same rows of each thread in the
+        // same order, so the same sums to rounding (a compiler may fuse a product into its sum in
+        // one form and not the other); rows that are not one stretch are refused
+        Kokkos::View<double*, Kokkos::LayoutRight, Memory> staged("staged", cols + 1);
+        regression::team_gradient_sums<kRegisterLanes, regression::kTeamGradientChunk, kColumns, -1, 1, true>(
+            Space(), x, y, beta, fused_partials, staged);
+        auto hst = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), staged);
+        for (std::size_t j = 0; j <= cols; ++j)
+          EXPECT_NEAR(hst(j), hg(j), 1e-12 * (static_cast<double>(n) + std::abs(hg(j)))) << "sum " << j << ", staged";
+        if (n > 1) {
+          const auto first = std::make_pair(std::size_t{0}, cols - 1);
+          const auto narrower = Kokkos::subview(x, Kokkos::ALL, first);
+          EXPECT_THROW((regression::team_gradient_sums<kRegisterLanes, regression::kTeamGradientChunk, kColumns, -1, 1,
+                                                       true>(Space(), narrower, y, Kokkos::subview(beta, first),
+                                                             fused_partials, staged)),
+                       std::logic_error);
+        }
       }
       // the narrow form (one lane, up to 3 columns in registers) on the rows it takes, else refused
       constexpr int kNarrow = regression::kTeamGradientNarrowColumns;
@@ -317,6 +334,46 @@ TYPED_TEST(RegressionTest, TeamGradientSumsEqualFusedGradientSums) {
                          Space(), x, y, beta, partials1, narrow)),
                      std::logic_error);
       }
+    }
+  }
+}
+
+// The staged register form in float32, where a 16-byte load is four values: tiles that start
+// one to three values past a 16-byte boundary (rows of 5 and 51 values) and on one (64), tiles of
+// fewer values than a load, and the block's last tile short; the register form's sums to float32's
+// rounding of each row's terms (it reads the same rows in the same order; a value of a row
+// misplaced moves a sum by the order of the value).
+TYPED_TEST(RegressionTest, StagedRegisterSumsEqualRegisterSumsInFloat32) {
+  using Space = TypeParam;
+  using Memory = typename Space::memory_space;
+  constexpr int kLanes = regression::kTeamGradientRegisterLanes, kColumns = regression::kTeamGradientRegisterColumns;
+  for (const std::size_t cols : {5u, 51u, 64u}) {
+    for (const std::size_t n : {1u, 7u, 300u, 1003u}) {
+      SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(cols));
+      Kokkos::View<float**, Kokkos::LayoutRight, Memory> x("x", n, cols);
+      Kokkos::View<float*, Kokkos::LayoutRight, Memory> y("y", n), beta("beta", cols), held("held", cols + 1),
+          staged("staged", cols + 1);
+      auto hx = Kokkos::create_mirror_view(x);
+      auto hy = Kokkos::create_mirror_view(y);
+      auto hb = Kokkos::create_mirror_view(beta);
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < cols; ++j) hx(i, j) = std::sin(0.37f * static_cast<float>(i * cols + j) + 0.1f);
+        hy(i) = std::cos(0.11f * static_cast<float>(i));
+      }
+      for (std::size_t j = 0; j < cols; ++j) hb(j) = 0.5f - 0.03f * static_cast<float>(j);
+      Kokkos::deep_copy(x, hx);
+      Kokkos::deep_copy(y, hy);
+      Kokkos::deep_copy(beta, hb);
+      Kokkos::View<float*, Memory> partials("partials", regression::fused_partials_size<float, Space>(n, cols));
+      regression::team_gradient_sums<kLanes, regression::kTeamGradientChunk, kColumns>(Space(), x, y, beta, partials,
+                                                                                      held);
+      regression::team_gradient_sums<kLanes, regression::kTeamGradientChunk, kColumns, -1, 1, true>(
+          Space(), x, y, beta, partials, staged);
+      const auto hh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), held);
+      const auto hs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), staged);
+      ASSERT_GT(hh(cols), 0.0f) << "the loss sum: squared residuals of rows read";
+      for (std::size_t j = 0; j <= cols; ++j)
+        EXPECT_NEAR(hs(j), hh(j), 1e-5f * (static_cast<float>(n) + std::abs(hh(j)))) << "sum " << j;
     }
   }
 }

@@ -19,6 +19,7 @@
 // the row has not already brought in, so a step is bound by those instructions, not by memory.
 // Here each lane holds its columns of beta, of the row and of the sums in registers, so a row
 // costs one load per column; the sums go to scratch once per thread, after its last row.
+// The staged form (Staged): team_gradient_staged.hpp.
 //
 // What each choice below measured on GPUs (lanes, chunks, launch bounds, the register and narrow
 // forms): docs/tuning-notes.md, "regression: the fused gradient".
@@ -26,6 +27,7 @@
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/core/unroll.hpp"
+#include "miniapp/workloads/regression/team_gradient_staged.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -84,9 +86,10 @@ constexpr int team_gradient_min_teams() {
 // columns lane, lane + kLanes, ... (RegisterColumns / kLanes of them) held in registers.
 // MinTeams: teams a multiprocessor holds at once, as launch bounds (above; 0 none, -1 the choice
 // of team_gradient_min_teams); host spaces ignore it. Rows: the register form's rows a thread
-// loads at once (in_registers_rows), 1 the workload's.
+// loads at once (in_registers_rows), 1 the workload's. Staged: the register form's rows through
+// the team's scratch (staged_register_sums; X's rows contiguous), false the workload's.
 template <class Scalar, class Space, int Lanes = kTeamGradientLanes<Scalar>, int Chunk = kTeamGradientChunk,
-          int RegisterColumns = 0, int MinTeams = -1, int Rows = 1>
+          int RegisterColumns = 0, int MinTeams = -1, int Rows = 1, bool Staged = false>
 struct TeamGradient {
   static constexpr int kMinTeams = is_host_space<Space>() ? 0
                                    : MinTeams >= 0        ? MinTeams
@@ -94,6 +97,7 @@ struct TeamGradient {
   using Policy = std::conditional_t<kMinTeams == 0, Kokkos::TeamPolicy<Space>,
                                     Kokkos::TeamPolicy<Space, Kokkos::LaunchBounds<256, (kMinTeams > 0 ? kMinTeams : 1)>>>;
   using Member = typename Policy::member_type;
+  using ExecutionSpace = Space;
   using MemorySpace = typename Space::memory_space;
   using Scratch = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename Space::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -103,6 +107,7 @@ struct TeamGradient {
   static constexpr int kPerLane = (RegisterColumns + kLanes - 1) / kLanes;
   static_assert(RegisterColumns >= 0 && kPerLane <= 64, "register form: at most 64 columns a lane");
   static_assert(Rows >= 1 && (Rows == 1 || RegisterColumns > 0), "rows at once: the register form's");
+  static_assert(!Staged || (RegisterColumns > 0 && Rows == 1), "staged: the register form's, a row a thread");
 
   // One row of value_count totals per team, in one flat View (team_gradient_partials_size).
   using Partials = Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -156,6 +161,7 @@ struct TeamGradient {
   // The team's totals into its row of partials, through `part`, the team's scratch.
   KOKKOS_INLINE_FUNCTION void totals(const Member& team, const Scratch& part) const {
     if constexpr (Rows > 1) in_registers_rows(team, part);
+    else if constexpr (Staged) staged_register_sums(*this, team, part);
     else if constexpr (RegisterColumns > 0) in_registers(team, part);
     else in_scratch(team, part);
     // the threads' sums, each in its row of scratch, added up into the team's row of partials:
@@ -354,16 +360,19 @@ void add_team_totals(const Space& space, const Partials& partials, const Sums& s
 }
 
 // TeamGradient's functor for one pass over x (team_gradient_sums), its partials checked.
-template <int Lanes, int Chunk, int RegisterColumns, int MinTeams = -1, int Rows = 1, class Space, class X, class Y,
-          class Beta, class Partials, class Sums>
+template <int Lanes, int Chunk, int RegisterColumns, int MinTeams = -1, int Rows = 1, bool Staged = false, class Space,
+          class X, class Y, class Beta, class Partials, class Sums>
 auto team_gradient(const Space& space, const X& x, const Y& y, const Beta& beta, const Partials& partials,
                    const Sums&) {
   using Scalar = typename Sums::non_const_value_type;
   using F = TeamGradient<Scalar, Space, (Lanes > 0 ? Lanes : kTeamGradientLanes<Scalar>), Chunk, RegisterColumns,
-                         MinTeams, Rows>;
+                         MinTeams, Rows, Staged>;
   if (RegisterColumns > 0 && x.extent(1) > static_cast<std::size_t>(F::kPerLane) * F::kLanes)
     throw std::logic_error("team_gradient_sums: rows of " + std::to_string(x.extent(1)) +
                            " columns, the register form holds " + std::to_string(F::kPerLane * F::kLanes));
+  if (Staged && x.extent(0) > 1 && x.stride(0) != x.extent(1))
+    throw std::logic_error("team_gradient_sums: the staged form reads X's rows as one stretch, and they are " +
+                           std::to_string(x.stride(0)) + " values apart, not " + std::to_string(x.extent(1)));
   const auto values = static_cast<unsigned>(x.extent(1) + 1);
   const std::int64_t teams = F::teams(x.extent(0), space);
   if (partials.span() < static_cast<std::size_t>(teams) * values)
@@ -376,12 +385,14 @@ auto team_gradient(const Space& space, const X& x, const Y& y, const Beta& beta,
 // One pass over X by TeamGradient: the gradient sums and the sum of squared residuals into sums.
 // `partials`: at least team_gradient_partials_size values of the space's memory. Lanes 0:
 // kTeamGradientLanes of the sums' values. RegisterColumns > 0: the register form, for rows of at
-// most that many columns (a wider X is refused). MinTeams, Rows: TeamGradient's (-1: its choice).
+// most that many columns (a wider X is refused). MinTeams, Rows, Staged: TeamGradient's.
 template <int Lanes = 0, int Chunk = kTeamGradientChunk, int RegisterColumns = 0, int MinTeams = -1, int Rows = 1,
-          class Space, class X, class Y, class Beta, class Partials, class Sums, MINIAPP_KERNEL_UNIT>
+          bool Staged = false, class Space, class X, class Y, class Beta, class Partials, class Sums,
+          MINIAPP_KERNEL_UNIT>
 void team_gradient_sums(const Space& space, const X& x, const Y& y, const Beta& beta, const Partials& partials,
                         const Sums& sums) {
-  const auto f = team_gradient<Lanes, Chunk, RegisterColumns, MinTeams, Rows>(space, x, y, beta, partials, sums);
+  const auto f =
+      team_gradient<Lanes, Chunk, RegisterColumns, MinTeams, Rows, Staged>(space, x, y, beta, partials, sums);
   Kokkos::parallel_for("regression::fused-teams", f.policy(space), f);
   add_team_totals(space, f.partials, sums);
 }
