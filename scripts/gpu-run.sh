@@ -301,6 +301,13 @@ benchmarks_step() {
     # --benchmark-forms workloads or open: the part's families of benchmark-forms.tsv only
     if [ "$BENCHMARK_FORMS" != all ]; then
       families=$(printf '%s\n' "${form_families[@]}" | grep "^$part-" | paste -sd'|')
+      # a part with none of the set's families has nothing to run (Google Benchmark would fail it
+      # for a filter that matches nothing); the copy part's filter is its own (below)
+      if [ -z "$families" ] && [ "$part" != copy ]; then
+        printf 'benchmarks:%s\tskipped\t0\t\tno %s family of --benchmark-forms %s\n' "$part" "$part" "$BENCHMARK_FORMS" >>"$STEPS"
+        log "benchmarks:$part: skipped (no $part family in --benchmark-forms $BENCHMARK_FORMS)"
+        continue
+      fi
       filter="^($families)/.*/$DEVICE_SPACE/"
     fi
     # copy: the bounds, on both spaces: the copy, every fill (the fastest is the distance's bound),

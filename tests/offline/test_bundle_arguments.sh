@@ -101,6 +101,22 @@ if [ "$got_workloads" = "$want_workloads" ] && [ "$got_all" = "$want_all" ] &&
   echo "ok: gpu-run.sh --benchmark-forms workloads / open run each part's families of benchmark-forms.tsv, and say so"
 else echo "FAIL: gpu-run.sh --benchmark-forms: filters with workloads: $got_workloads; with open: $got_open; with all: $got_all"
   failures=$((failures + 1)); fi
+# A part with none of the set's families is recorded as skipped, with the reason, and not run
+# with a filter that matches nothing (which Google Benchmark fails): a copy of the scripts whose
+# table has no distance rows.
+mkdir -p "$tmp/formsroot"
+cp -r "$SRC/scripts" "$SRC/input" "$tmp/formsroot/"
+grep -v '^distance-' "$SRC/scripts/lib/benchmark-forms.tsv" >"$tmp/formsroot/scripts/lib/benchmark-forms.tsv"
+empty_out=$("$tmp/formsroot/scripts/gpu-run.sh" --prebuilt --backend host --build-dir "$tmp/hostfake" \
+  --skip unit-tests,decks,advise,peers,kernel-times,profile --benchmarks copy,distance,regression \
+  --benchmark-forms workloads --results "$tmp/ef" 2>&1)
+if grep -q $'^benchmarks:distance\tskipped\t0\t\tno distance family of --benchmark-forms workloads$' "$tmp"/ef/*/steps.tsv &&
+   ! grep -q 'benchmarks:distance: --benchmark_filter' <<<"$empty_out" &&
+   grep -q "benchmarks:regression: --benchmark_filter=^($regression_workload)/" <<<"$empty_out" &&
+   grep -q $'^benchmarks:copy\tok\t' "$tmp"/ef/*/steps.tsv; then
+  echo "ok: gpu-run.sh --benchmark-forms skips a part with none of the set's families, and says why"
+else echo "FAIL: gpu-run.sh --benchmark-forms, a part with no family: $(cat "$tmp"/ef/*/steps.tsv 2>&1); $empty_out"
+  failures=$((failures + 1)); fi
 # gpu-run.sh --prebuilt without miniapp_jobs_tests (pack-prebuilt.sh leaves it out): unit.jobs is
 # left out of the unit step and recorded as skipped; with the program there, it runs.
 printf 'add_test(unit.jobs "%s")\nset_tests_properties(unit.jobs PROPERTIES LABELS "unit")\n' \
