@@ -59,21 +59,22 @@ regression::Params multivariate(int features, std::int64_t iterations, double lr
   return p;
 }
 
-// The rows of the tests that compare the fused gradient's forms, on Memory:
-// x(i, j) = sin(0.37 (i cols + j) + 0.1), y(i) = cos(0.11 i), beta(j) = 0.5 - 0.03 j.
-template <class Memory>
+// The rows of the tests that compare the fused gradient's forms, on Memory, in Scalar (rounded
+// from double): x(i, j) = sin(0.37 (i cols + j) + 0.1), y(i) = cos(0.11 i), beta(j) = 0.5 - 0.03 j.
+template <class Memory, class Scalar = double>
 struct SineRows {
-  Kokkos::View<double**, Kokkos::LayoutRight, Memory> x;
-  Kokkos::View<double*, Kokkos::LayoutRight, Memory> y, beta;
+  Kokkos::View<Scalar**, Kokkos::LayoutRight, Memory> x;
+  Kokkos::View<Scalar*, Kokkos::LayoutRight, Memory> y, beta;
   SineRows(const std::size_t n, const std::size_t cols) : x("x", n, cols), y("y", n), beta("beta", cols) {
     auto hx = Kokkos::create_mirror_view(x);
     auto hy = Kokkos::create_mirror_view(y);
     auto hb = Kokkos::create_mirror_view(beta);
     for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t j = 0; j < cols; ++j) hx(i, j) = std::sin(0.37 * static_cast<double>(i * cols + j) + 0.1);
-      hy(i) = std::cos(0.11 * static_cast<double>(i));
+      for (std::size_t j = 0; j < cols; ++j)
+        hx(i, j) = static_cast<Scalar>(std::sin(0.37 * static_cast<double>(i * cols + j) + 0.1));
+      hy(i) = static_cast<Scalar>(std::cos(0.11 * static_cast<double>(i)));
     }
-    for (std::size_t j = 0; j < cols; ++j) hb(j) = 0.5 - 0.03 * static_cast<double>(j);
+    for (std::size_t j = 0; j < cols; ++j) hb(j) = static_cast<Scalar>(0.5 - 0.03 * static_cast<double>(j));
     Kokkos::deep_copy(x, hx);
     Kokkos::deep_copy(y, hy);
     Kokkos::deep_copy(beta, hb);
@@ -350,20 +351,11 @@ TYPED_TEST(RegressionTest, StagedRegisterSumsEqualRegisterSumsInFloat32) {
   for (const std::size_t cols : {5u, 51u, 64u}) {
     for (const std::size_t n : {1u, 7u, 300u, 1003u}) {
       SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(cols));
-      Kokkos::View<float**, Kokkos::LayoutRight, Memory> x("x", n, cols);
-      Kokkos::View<float*, Kokkos::LayoutRight, Memory> y("y", n), beta("beta", cols), held("held", cols + 1),
-          staged("staged", cols + 1);
-      auto hx = Kokkos::create_mirror_view(x);
-      auto hy = Kokkos::create_mirror_view(y);
-      auto hb = Kokkos::create_mirror_view(beta);
-      for (std::size_t i = 0; i < n; ++i) {
-        for (std::size_t j = 0; j < cols; ++j) hx(i, j) = std::sin(0.37f * static_cast<float>(i * cols + j) + 0.1f);
-        hy(i) = std::cos(0.11f * static_cast<float>(i));
-      }
-      for (std::size_t j = 0; j < cols; ++j) hb(j) = 0.5f - 0.03f * static_cast<float>(j);
-      Kokkos::deep_copy(x, hx);
-      Kokkos::deep_copy(y, hy);
-      Kokkos::deep_copy(beta, hb);
+      const SineRows<Memory, float> rows(n, cols);
+      const auto& x = rows.x;
+      const auto& y = rows.y;
+      const auto& beta = rows.beta;
+      Kokkos::View<float*, Kokkos::LayoutRight, Memory> held("held", cols + 1), staged("staged", cols + 1);
       Kokkos::View<float*, Memory> partials("partials", regression::fused_partials_size<float, Space>(n, cols));
       regression::team_gradient_sums<kLanes, regression::kTeamGradientChunk, kColumns>(Space(), x, y, beta, partials,
                                                                                       held);
