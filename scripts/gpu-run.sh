@@ -331,7 +331,8 @@ benchmarks_step() {
 
 # 5. The peers: the seeds' NumPy forms on the host space beside the mini-app, same run.
 peers_step() {
-  if ! python3 -c 'import numpy' >/dev/null 2>&1; then
+  # (a step in --skip goes to run_step, which records it as skipped for that reason)
+  if [[ ",$SKIP," != *",peers,"* ]] && ! python3 -c 'import numpy' >/dev/null 2>&1; then
     printf 'peers\tskipped\t0\t\tNumPy does not import in %s\n' "$(command -v python3)" >>"$STEPS"
   else
     peer_size=(--rounds 3); [ "$BACKEND" = host ] && peer_size=(--quick)  # a rehearsal: small sizes
