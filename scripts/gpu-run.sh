@@ -171,13 +171,18 @@ FAILED=0
 remaining() { echo $((BUDGET - (SECONDS - START_SECONDS))); }
 SUMMARY_RESERVE=15
 
+# skipped_by_option STEP: whether --skip names STEP (its part before a colon: benchmarks:solver
+# is benchmarks). record_skipped STEP WHY: STEP recorded in steps.tsv as skipped for WHY.
+skipped_by_option() { [[ ",$SKIP," == *",${1%%:*},"* ]]; }
+record_skipped() { printf '%s\tskipped\t0\t\t%s\n' "$1" "$2" >>"$STEPS"; }
+
 # run_step NAME CAP LOG COMMAND...: runs the command under min(CAP, what is left) seconds
 # (SIGTERM, then SIGKILL 10 s later) and records it. Returns the command's exit code. With
 # SKIP_RC set, that exit code records the step as skipped, the log's last line saying why.
 run_step() {
   local step=$1 cap=$2 logfile=$3; shift 3
-  if [[ ",$SKIP," == *",${step%%:*},"* ]]; then
-    printf '%s\tskipped\t0\t\t--skip %s\n' "$step" "${step%%:*}" >>"$STEPS"
+  if skipped_by_option "$step"; then
+    record_skipped "$step" "--skip ${step%%:*}"
     log "$step: skipped (--skip)"
     return 0
   fi
@@ -243,11 +248,10 @@ unit_tests_step() {
   # A packed build (pack-prebuilt.sh) has no miniapp_jobs_tests: unit.jobs tests host-only code
   # (the job subcommands), so it is left out and recorded as such rather than failed as not found.
   unit_exclude=()
-  if [ "$PREBUILT" = 1 ] && [ ! -x "$BUILD/project/tests/miniapp_jobs_tests" ] &&
-     [[ ",$SKIP," != *",unit-tests,"* ]]; then
+  if [ "$PREBUILT" = 1 ] && [ ! -x "$BUILD/project/tests/miniapp_jobs_tests" ] && ! skipped_by_option unit-tests; then
     unit_exclude=(-E '^unit\.jobs$')
     why="no miniapp_jobs_tests in this prebuilt build (pack-prebuilt.sh leaves out the host-only job subcommands' tests)"
-    printf 'unit-tests:jobs\tskipped\t0\t\t%s\n' "$why" >>"$STEPS"
+    record_skipped unit-tests:jobs "$why"
     log "unit-tests: unit.jobs left out (no miniapp_jobs_tests in this prebuilt build)"
   fi
   run_step unit-tests 150 "$OUT/logs/unit-tests.log" \
@@ -304,7 +308,7 @@ benchmarks_step() {
       # a part with none of the set's families has nothing to run (Google Benchmark would fail it
       # for a filter that matches nothing); the copy part's filter is its own (below)
       if [ -z "$families" ] && [ "$part" != copy ]; then
-        printf 'benchmarks:%s\tskipped\t0\t\tno %s family of --benchmark-forms %s\n' "$part" "$part" "$BENCHMARK_FORMS" >>"$STEPS"
+        record_skipped "benchmarks:$part" "no $part family of --benchmark-forms $BENCHMARK_FORMS"
         log "benchmarks:$part: skipped (no $part family in --benchmark-forms $BENCHMARK_FORMS)"
         continue
       fi
@@ -332,8 +336,8 @@ benchmarks_step() {
 # 5. The peers: the seeds' NumPy forms on the host space beside the mini-app, same run.
 peers_step() {
   # (a step in --skip goes to run_step, which records it as skipped for that reason)
-  if [[ ",$SKIP," != *",peers,"* ]] && ! python3 -c 'import numpy' >/dev/null 2>&1; then
-    printf 'peers\tskipped\t0\t\tNumPy does not import in %s\n' "$(command -v python3)" >>"$STEPS"
+  if ! skipped_by_option peers && ! python3 -c 'import numpy' >/dev/null 2>&1; then
+    record_skipped peers "NumPy does not import in $(command -v python3)"
   else
     peer_size=(--rounds 3); [ "$BACKEND" = host ] && peer_size=(--quick)  # a rehearsal: small sizes
     # The rounds that fit what is left: no round is started that would end past the step's limit
@@ -361,8 +365,8 @@ kernel_times_step() {
 
 # 7. Which bound the open targets' kernels hit (Nsight Compute: counters, not times).
 profile_step() {
-  if [ "$BACKEND" != cuda ]; then
-    printf 'profile\tskipped\t0\t\tno GPU to profile in a host rehearsal\n' >>"$STEPS"
+  if [ "$BACKEND" != cuda ] && ! skipped_by_option profile; then
+    record_skipped profile "no GPU to profile in a host rehearsal"
   else
     SKIP_RC=3 run_step profile 150 "$OUT/logs/profile.log" "$ROOT/scripts/profile-kernels.sh" "$BIN" "$OUT/profile"
   fi

@@ -52,12 +52,13 @@ mkdir -p "$tmp/hostfake/project/bin"
 cp "$(type -P true)" "$tmp/hostfake/project/bin/miniapp"; cp "$(type -P true)" "$tmp/hostfake/project/bin/miniapp_benchmarks"
 printf 'BACKEND=host\nKOKKOS_VERSION=3.4.1\nPROJECT_BUILD=%s\nBUILD_CPU_ISA="sse2"\n' "$tmp/hostfake/project" >"$tmp/hostfake/offline-build.env"
 expect 0 "unit-tests: skipped (--skip)" "$G" --prebuilt --backend host --build-dir "$tmp/hostfake" --results "$tmp/hr" \
-  --skip unit-tests,peers --decks "$SRC/input/quickstart.yaml" --benchmarks solver
+  --skip unit-tests,peers,profile --decks "$SRC/input/quickstart.yaml" --benchmarks solver
 steps=$(cat "$tmp"/hr/*/steps.tsv 2>/dev/null)
 if [[ "$steps" == *$'unit-tests\tskipped\t0\t\t--skip unit-tests'* ]] && [[ "$steps" == *$'deck:quickstart\tok'* ]] &&
-   [[ "$steps" == *$'benchmarks:solver\tok'* ]] && [[ "$steps" == *$'peers\tskipped\t0\t\t--skip peers'* ]]; then
+   [[ "$steps" == *$'benchmarks:solver\tok'* ]] && [[ "$steps" == *$'peers\tskipped\t0\t\t--skip peers'* ]] &&
+   [[ "$steps" == *$'profile\tskipped\t0\t\t--skip profile'* ]]; then
   echo "ok: gpu-run.sh --skip records the skipped steps and runs the rest"
-else echo "FAIL: gpu-run.sh --skip unit-tests,peers: steps.tsv reads: $steps"; failures=$((failures + 1)); fi
+else echo "FAIL: gpu-run.sh --skip unit-tests,peers,profile: steps.tsv reads: $steps"; failures=$((failures + 1)); fi
 # gpu-run.sh --kernels-first: the benchmarks, the kernel times and the profile step right after
 # the unit tests, then every deck (a short budget then leaves out decks, not kernels); without it,
 # the decks come first.
