@@ -14,8 +14,9 @@ summary says so and goes on with the rest.
 The summary: the machine and build, the steps, the unit tests, seed 000's copy table, per deck
 the device space against the host space (speedup, crossover sizes of sweeps, device bandwidth as
 a share of the device's measured stream bandwidth: its calibration, else the copy benchmark), the
-benchmarks, issue 27's targets as the run measured them (issue_targets.py), and where each compute
-phase's time went, kernel by kernel.
+benchmarks, issue 27's targets as the run measured them (issue_targets.py), each prepared form
+against what it is measured against (prepared_forms.py), and where each compute phase's time
+went, kernel by kernel.
 results.json is read through scripts/report/miniapp_report (results.py, the project's one Python
 reader of it) and crossovers are located by the advisor's rule (crossover.py); both are standard
 library only, as this script must be: it runs on GPU nodes where matplotlib may be missing.
@@ -37,6 +38,7 @@ from miniapp_report import results, stored  # noqa: E402
 from miniapp_report.crossover import Crossover, crossover  # noqa: E402
 from miniapp_report.names import Policy, Space  # noqa: E402
 import issue_targets  # noqa: E402
+import prepared_forms  # noqa: E402
 import ncu_profile  # noqa: E402
 
 SEED000_DECK = "matrix-seed000-power"
@@ -570,6 +572,7 @@ def summarize(directory):
              section_seed000(run), section_decks(run), section_energy(run), section_advice(run, directory),
              section_peers(directory), section_benchmarks(run),
              issue_targets.section(run.benchmarks, run.device, run.calibrated.get(run.device, (None,))[0], md_table),
+             prepared_forms.section(run.benchmarks, run.device, md_table),
              section_kernel_times(run),
              ncu_profile.section(os.path.join(directory, "profile")), section_verification(run)]
     return "\n\n".join(parts) + "\n"

@@ -19,8 +19,10 @@ TSV="$SRC/scripts/lib/benchmark-forms.tsv"
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 rows=$(grep -v -e '^#' -e '^[[:space:]]*$' "$TSV")
-bad=$(awk -F'\t' 'NF != 3 || ($2 != "workload" && $2 != "open") || $3 == ""' <<<"$rows")
-[ -z "$bad" ] || fail "rows of benchmark-forms.tsv without a family, a set (workload, open) and a purpose: $bad"
+bad=$(awk -F'\t' 'NF != 4 || ($2 != "workload" && $2 != "open") || $3 == "" || $4 == ""' <<<"$rows")
+[ -z "$bad" ] || fail "rows of benchmark-forms.tsv without a family, a set (workload, open), a purpose and what it is measured against (or -): $bad"
+bad=$(awk -F'\t' '$2 == "workload" && $4 != "-"' <<<"$rows")
+[ -z "$bad" ] || fail "workload rows of benchmark-forms.tsv are no prepared forms, yet name what they are measured against: $bad"
 twice=$(cut -f1 <<<"$rows" | sort | uniq -d)
 [ -z "$twice" ] || fail "families listed twice in benchmark-forms.tsv: $twice"
 workload=$(awk -F'\t' '$2 == "workload" {print $1}' <<<"$rows"); open=$(awk -F'\t' '$2 == "open" {print $1}' <<<"$rows")
@@ -37,7 +39,8 @@ if [ ! -x "$BENCHMARKS" ]; then
   built=0
   echo "not checked: the registrations, for $BENCHMARKS is not built (the build's targets left it out)"
 else
-  registered=$(OMP_PROC_BIND=false "$BENCHMARKS" --benchmark_list_tests 2>/dev/null | sed -n 's|^\([a-z0-9-]*\)/.*|\1|p' | sort -u)
+  listed=$(OMP_PROC_BIND=false "$BENCHMARKS" --benchmark_list_tests 2>/dev/null)
+  registered=$(sed -n 's|^\([a-z0-9-]*\)/.*|\1|p' <<<"$listed" | sort -u)
   [ -n "$registered" ] || { echo "FAIL: $BENCHMARKS --benchmark_list_tests listed nothing"; exit 1; }
 fi
 while read -r name _; do
@@ -63,6 +66,22 @@ for f in $open; do
   fi
 done
 [ "$built" = 1 ] && [ "$device_build" = 1 ] && echo "ok: a device build: its open forms checked against its registrations"
+# what each prepared form is measured against (the fourth column, scripts/prepared_forms.py): a
+# family of the table, other than the form; where the build registers both, at some of the same
+# precision, space and arguments (else the summary has nothing to set side by side)
+all_families=$(cut -f1 <<<"$rows")
+while IFS=$'\t' read -r form against; do
+  for other in ${against//,/ }; do
+    if [ "$other" = "$form" ] || ! grep -qx -- "$other" <<<"$all_families"; then
+      fail "benchmark-forms.tsv measures $form against '$other', which is no other family of the table"
+      continue
+    fi
+    [ "$built" = 1 ] && grep -qx -- "$form" <<<"$registered" && grep -qx -- "$other" <<<"$registered" || continue
+    shared=$(comm -12 <(sed -n "s|^$form/||p" <<<"$listed" | sort -u) <(sed -n "s|^$other/||p" <<<"$listed" | sort -u))
+    if [ -n "$shared" ]; then echo "ok: $form and $other share $(wc -l <<<"$shared") benchmark(s)"
+    else fail "$form is measured against $other, but the two share no precision, space and arguments"; fi
+  done
+done < <(awk -F'\t' '$2 == "open" && $4 != "-" {print $1 "\t" $4}' <<<"$rows")
 if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"
 elif [ "$built" = 1 ]; then echo "benchmark-forms.tsv matches the sources and the build"
 else echo "benchmark-forms.tsv matches the sources and --list (registrations not checked)"; fi

@@ -794,6 +794,105 @@ class IssueTargets(unittest.TestCase):
                       rows["dense-blocked within 3x of dense-vendor, n = 2048"][0])
 
 
+def spread(name, ms):
+    """A benchmark's standard deviation over its repetitions as Google Benchmark writes it."""
+    return ("part", {"name": name + "/manual_time_stddev", "run_name": name + "/manual_time", "run_type": "aggregate",
+                     "aggregate_name": "stddev", "real_time": ms, "time_unit": "ms"})
+
+
+class PreparedForms(unittest.TestCase):
+    """scripts/prepared_forms.py (the summary's "Prepared forms against what each is measured
+    against"): a planted table of forms and planted medians and spreads whose readings are worked
+    out here, the project's own table, and the committed H200 run of 2026-12-01 against the times
+    docs/results/README.md quotes from it."""
+
+    def setUp(self):
+        sys.path.insert(0, os.path.join(SOURCE_DIR, "scripts"))
+        sys.path.insert(0, os.path.join(SOURCE_DIR, "scripts", "report"))
+        import prepared_forms  # noqa: E402
+        self.forms = prepared_forms
+        self.tmp = tempfile.mkdtemp(prefix="forms-")
+        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def table(self, text):
+        path = os.path.join(self.tmp, "forms.tsv")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def test_each_form_beside_its_baselines_at_the_same_arguments(self):
+        path = self.table("# a comment\n"
+                          "fused\tworkload\tthe workload's\t-\n"
+                          "base\topen\ta baseline\t-\n"
+                          "other\topen\tanother baseline\t-\n"
+                          "fast\topen\ta form\tbase,other\n"
+                          "slow\topen\ta form\tbase\n"
+                          "late\topen\ta form not run\tbase\n"
+                          "elsewhere\topen\ta form at other arguments\tbase\n"
+                          "once\topen\ta form run once\tother\n")
+        self.assertEqual(self.forms.pairs(path), [("fast", ["base", "other"]), ("slow", ["base"]),
+                                                  ("late", ["base"]), ("elsewhere", ["base"]), ("once", ["other"])])
+        benchmarks = [
+            planted("base/float64/cuda/8/100", 1.0), spread("base/float64/cuda/8/100", 0.01),
+            planted("base/float32/cuda/8/100", 1.0), spread("base/float32/cuda/8/100", 0.01),
+            planted("other/float64/cuda/8/100", 0.93), spread("other/float64/cuda/8/100", 0.02),
+            # 0.9 against 1.0 (spreads 0.01 + 0.01): faster by 1.11x; against 0.93 (0.01 + 0.02): the same
+            planted("fast/float64/cuda/8/100", 0.9), spread("fast/float64/cuda/8/100", 0.01),
+            # float32: 0.985 against 1.0, spreads 0.01 + 0.01: the same within the spread
+            planted("fast/float32/cuda/8/100", 0.985), spread("fast/float32/cuda/8/100", 0.01),
+            planted("fast/float64/openmp/8/100", 0.1),  # another space: not read
+            planted("slow/float64/cuda/8/100", 1.25), spread("slow/float64/cuda/8/100", 0.05),
+            planted("elsewhere/float64/cuda/16/100", 0.5), spread("elsewhere/float64/cuda/16/100", 0.01),
+            ("part", {"name": "once/float64/cuda/8/100/manual_time", "run_name": "once/float64/cuda/8/100/manual_time",
+                      "run_type": "iteration", "real_time": 0.8, "time_unit": "ms"}),
+        ]
+        text = self.forms.section(benchmarks, "cuda", load_summary_module().md_table, path)
+        rows = table_rows(text, "| form | against")
+        by = {(r[0], r[1]): r[2:] for r in rows}
+        self.assertEqual(len(by), len(rows), "a pair listed twice")
+        self.assertEqual(by[("fast/float64/cuda/8/100", "base")], ["900 us", "1 ms", "0.90", "faster (1.11x)"])
+        self.assertEqual(by[("fast/float64/cuda/8/100", "other")][2:], ["0.97", "the same within the spread"])
+        self.assertEqual(by[("fast/float32/cuda/8/100", "base")][3], "the same within the spread")
+        self.assertEqual(by[("slow/float64/cuda/8/100", "base")][2:], ["1.25", "slower (1.25x)"])
+        self.assertEqual(by[("late", "base")], ["-", "-", "-", "not measured against it in this run (did not run)"])
+        self.assertEqual(by[("elsewhere", "base")][3],
+                         "not measured against it in this run (ran, but none of base at its arguments)")
+        self.assertEqual(by[("once/float64/cuda/8/100", "other")][3], "faster (1.16x), one run each: no spread")
+        self.assertFalse([r for r in rows if "openmp" in r[0]])
+        self.assertIn("2 of 5 pairs measured were faster", text)
+        # nothing of the table's forms ran: one sentence, no table
+        text = self.forms.section(benchmarks[:2], "cuda", load_summary_module().md_table, path)
+        self.assertIn("No prepared form of `forms.tsv` ran beside its baseline", text)
+        self.assertNotIn("| form |", text)
+
+    def test_the_projects_table_names_families_of_its_own(self):
+        families = set()
+        with open(self.forms.FORMS_TSV, encoding="utf-8") as f:
+            for line in f:
+                if not line.startswith("#") and line.strip():
+                    families.add(line.split("\t")[0])
+        listed = self.forms.pairs()
+        self.assertGreaterEqual(len(listed), 10)
+        for form, against in listed:
+            self.assertTrue(set(against) <= families - {form}, (form, against))
+
+    def test_the_committed_h200_run_gives_the_times_quoted_by_hand(self):
+        run = os.path.join(SOURCE_DIR, "docs", "results", "nvidia-h200-2026-12-01-kokkos-4.6.01")
+        out = os.path.join(self.tmp, "summary.md")
+        proc = subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "scripts", "gpu_summary.py"), run,
+                               "--output", out], capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(out, encoding="utf-8") as f:
+            rows = {(r[0], r[1]): r[2:] for r in table_rows(f.read(), "| form | against")}
+        # docs/results/README.md: the block at 32 x 10^4, 0.312 ms against the lanes' 0.347
+        block = rows[("solver-batched-thread-lanes-rows32/float64/cuda/32/10000", "solver-batched-thread-lanes")]
+        self.assertEqual(block[:2], ["312 us", "347 us"])
+        self.assertTrue(block[3].startswith("faster"), block)
+        # the staged sums came after this run
+        self.assertTrue(rows[("regression-sums-registers-lanes4-staged", "regression-sums-registers-lanes4")][3]
+                        .startswith("not measured"))
+
+
 if __name__ == "__main__":
     if len(sys.argv) < 3:
         sys.exit("usage: test_gpu_summary.py SOURCE_DIR MINIAPP_BINARY")
