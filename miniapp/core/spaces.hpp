@@ -21,9 +21,10 @@ struct TypeTag {
 };
 
 // True where the space computes in memory the host can address directly, so a mirror
-// of its Views is the same allocation and a "copy" moves nothing.
+// of its Views is the same allocation and a "copy" moves nothing. Callable in device code too
+// (a kernel's `if constexpr` on its space), where CUDA is built without relaxed constexpr.
 template <class Space>
-constexpr bool is_host_space() {
+KOKKOS_INLINE_FUNCTION constexpr bool is_host_space() {
   return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
 }
 

@@ -26,11 +26,6 @@ struct alignas(16) StagePack {
   Scalar v[kValues];
 };
 
-// Whether Space is a host space, as a constant device code may read (nvcc refuses a call of the
-// host function is_host_space in a device lambda's body unless relaxed constexpr is on).
-template <class Space>
-inline constexpr bool kStageOnHost = is_host_space<Space>();
-
 // n values from `from` (in Space's memory) to `to` (the team's scratch) by all the team's lanes:
 // the values before `from`'s first 16-byte boundary one a lane, then a StagePack a lane, then the
 // rest one a lane. Host spaces copy each pack with memcpy, devices load it as one.
@@ -47,7 +42,7 @@ KOKKOS_INLINE_FUNCTION void stage_values(const Member& team, const Scalar* from,
     } else if (e < head_end + packs) {
       const int first = head_end + (e - head_end) * kPack;
       Pack p;
-      if constexpr (kStageOnHost<Space>) std::memcpy(&p, from + first, sizeof p);
+      if constexpr (is_host_space<Space>()) std::memcpy(&p, from + first, sizeof p);
       else p = *reinterpret_cast<const Pack*>(from + first);
       MINIAPP_UNROLL
       for (int k = 0; k < kPack; ++k) to[first + k] = p.v[k];
