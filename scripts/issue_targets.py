@@ -54,17 +54,31 @@ def is_median(b):
     return not (b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median")
 
 
+def entry_name(b):
+    """A Google Benchmark entry's run name without /manual_time: family/precision/space/args..."""
+    name = b.get("run_name", b.get("name", ""))
+    return name[:-len("/manual_time")] if name.endswith("/manual_time") else name
+
+
+def entry_seconds(b):
+    """A Google Benchmark entry's real time in seconds."""
+    return b.get("real_time", 0) * UNIT_SECONDS.get(b.get("time_unit", "ns"), 0)
+
+
+def on_space(name, space):
+    """Whether an entry_name() is a benchmark of space."""
+    parts = name.split("/")
+    return len(parts) >= 3 and parts[2] == space
+
+
 def medians(benchmarks, space):
     """{name without /manual_time: Timed} of the space's benchmark medians (or only runs)."""
     out = {}
     for _, b in benchmarks:
         if b.get("error_occurred") or not is_median(b):
             continue
-        name = b.get("run_name", b.get("name", ""))
-        name = name[:-len("/manual_time")] if name.endswith("/manual_time") else name
-        parts = name.split("/")
-        seconds = b.get("real_time", 0) * UNIT_SECONDS.get(b.get("time_unit", "ns"), 0)
-        if len(parts) < 3 or parts[2] != space or not seconds > 0:
+        name, seconds = entry_name(b), entry_seconds(b)
+        if not on_space(name, space) or not seconds > 0:
             continue
         gbps = b["GB/s"] / 1e9 if b.get("GB/s") else None
         out[name] = Timed(name, seconds, gbps, b.get("solved_again", 0))

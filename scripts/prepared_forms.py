@@ -10,8 +10,8 @@ precision and arguments both ran at on the device space, the form's median besid
 their ratio and whether the form was faster, slower or the same within the spread (the medians
 differ by no more than the two benchmarks' standard deviations over their repetitions together;
 gpu-run.sh runs three; where a benchmark ran once there is no spread and the row says so).
-docs/results/README.md's
-"Prepared since" table says what each outcome decides; this table gives the outcomes in one place.
+docs/results/README.md's "Prepared since" table says what each outcome decides; this table gives
+the outcomes in one place.
 A form none of whose pairs ran is a row that says so, so a short sitting shows what it left.
 """
 
@@ -38,15 +38,9 @@ def pairs(path=FORMS_TSV):
 def spreads(benchmarks, space):
     """{name without /manual_time: seconds} of the space's benchmarks' standard deviations over
     their repetitions (Google Benchmark's stddev aggregates)."""
-    out = {}
-    for _, b in benchmarks:
-        if b.get("run_type") != "aggregate" or b.get("aggregate_name") != "stddev" or b.get("error_occurred"):
-            continue
-        name = b.get("run_name", b.get("name", ""))
-        name = name[:-len("/manual_time")] if name.endswith("/manual_time") else name
-        if len(name.split("/")) >= 3 and name.split("/")[2] == space:
-            out[name] = b.get("real_time", 0) * issue_targets.UNIT_SECONDS.get(b.get("time_unit", "ns"), 0)
-    return out
+    return {issue_targets.entry_name(b): issue_targets.entry_seconds(b) for _, b in benchmarks
+            if b.get("run_type") == "aggregate" and b.get("aggregate_name") == "stddev" and not b.get("error_occurred")
+            and issue_targets.on_space(issue_targets.entry_name(b), space)}
 
 
 def reading(form, base, spread):
