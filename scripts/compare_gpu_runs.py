@@ -11,7 +11,12 @@ a directory holding decks/ alone (a partial run) works too. The tables:
     GEMM rates and the launch latency;
   - every deck measurement on the space (matched by deck, case, variant, precision, size and
     policy): median compute time per run, and each run's time over the first's;
-  - every benchmark on the space (Google Benchmark medians): time per run and the ratio.
+  - every benchmark on the space (Google Benchmark medians): time per run and the ratio;
+  - where runs were on different GPUs, issue 27's target across them: each streaming kernel
+    (`x * y` and `x ** y` float32 at the largest size both ran, the probe's copy and triad) as
+    much faster on the faster memory as the vendor's device-to-device copy is, within 15%. The
+    section names each run's build commit: a ratio over two builds holds what their kernels
+    changed as well.
 A row missing from a run shows "-" there. Columns are named by the runs' Kokkos versions (from
 results.json provenance) and directory names.
 Exit codes: 0 written; 2 bad usage or a directory with no results.
@@ -30,6 +35,14 @@ from miniapp_report import results, stored  # noqa: E402
 import issue_targets  # noqa: E402
 
 
+def read_env(path):
+    """KEY=VALUE lines of a run's run.env or build.env ({} where the file is missing)."""
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
+        return dict(line.rstrip("\n").split("=", 1) for line in f if "=" in line)
+
+
 class Run:
     def __init__(self, directory, space):
         self.directory = directory.rstrip("/")
@@ -38,11 +51,8 @@ class Run:
         self.calibration = None  # the first deck's probe of the space
         self.kokkos = "?"
         self.label = ""
-        self.gpu = "?"
-        env = os.path.join(self.directory, "run.env")
-        if os.path.exists(env):
-            with open(env, encoding="utf-8") as f:
-                self.gpu = dict(line.rstrip("\n").split("=", 1) for line in f if "=" in line).get("device_name", "?")
+        self.gpu = read_env(os.path.join(self.directory, "run.env")).get("device_name", "?")
+        self.commit = read_env(os.path.join(self.directory, "build.env")).get("PROJECT_COMMIT", "?")
         for path in stored.matching(os.path.join(self.directory, "decks", "*", "results.json")):
             deck = os.path.basename(os.path.dirname(path))
             source, points = results.read_file(path)
@@ -92,6 +102,67 @@ def table(title, keys, runs, values, describe):
     return out
 
 
+# issue 27's streaming kernels among the benchmarks (float32, the largest size both runs have)
+STREAMING = (("`x * y` float32", "matrix-elementwise-multiply"), ("`x ** y` float32", "matrix-elementwise-power"))
+
+
+def largest_common(a, b, family):
+    """The name of family's float32 benchmark with the largest first argument that runs a and b both have."""
+    found = []
+    for name in set(a.benchmarks) & set(b.benchmarks):
+        parts = name.split("/")
+        if parts[0] == family and parts[1] == "float32" and len(parts) > 3 and parts[3].isdigit():
+            found.append((int(parts[3]), name))
+    return max(found)[1] if found else None
+
+
+def across_gpus(runs):
+    """Issue 27's target across GPUs: each run on another GPU than run [1] against it, its streaming
+    kernels' speedup beside the ratio of the vendor copy's rates (the memory's, as measured)."""
+    base, lines = runs[0], []
+    for other in runs[1:]:
+        if other.gpu in (base.gpu, "?") or base.gpu == "?":  # the same GPU, or no run.env to say which
+            continue
+        copies = [r.calibration.bandwidth_GBps.get("vendor_copy") if r.calibration else None for r in (base, other)]
+        ratio_wanted = copies[1] / copies[0] if all(copies) else None
+        same = base.commit == other.commit and "?" not in base.commit and not base.commit.endswith("-dirty")
+        lines += [f"### {other.label} against {base.label}", ""]
+        if ratio_wanted:
+            lines.append(f"The vendor's device-to-device copy: {copies[1]:.0f} GB/s against {copies[0]:.0f}, "
+                         f"{ratio_wanted:.2f}x. A streaming kernel bound by the memory is as much faster: met where "
+                         f"its speedup is within {issue_targets.TOLERANCE - 1:.0%} of {ratio_wanted:.2f}x.")
+        else:
+            missing = " and ".join(r.label for r, c in zip((base, other), copies) if not c)
+            lines.append(f"No vendor copy in the probe of {missing}: the speedups below have no ratio to be held to.")
+        lines += ["", f"Builds: {base.commit} and {other.commit}: " + (
+            "the same build." if same else "not the same build (or not a clean one), so a kernel's speedup holds "
+            "what the kernels changed as well as the GPU."), ""]
+        rows = []
+        for label, family in STREAMING:
+            name = largest_common(base, other, family)
+            if name:
+                t0, t1 = base.benchmarks[name], other.benchmarks[name]
+                rows.append((f"{label} (`{name}`)", issue_targets.fmt_s(t0), issue_targets.fmt_s(t1), t0 / t1))
+            else:
+                rows.append((f"{label} ({family})", "-", "-", None))
+        for kernel in ("copy", "triad"):
+            rates = [r.calibration.bandwidth_GBps.get(kernel) if r.calibration else None for r in (base, other)]
+            rows.append((f"the probe's {kernel}", *[f"{v:.0f} GB/s" if v else "-" for v in rates],
+                         rates[1] / rates[0] if all(rates) else None))
+        head = ["kernel", base.label, other.label, "speedup", "of the copy's ratio", ""]
+        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for kernel, v0, v1, speedup in rows:
+            share = speedup / ratio_wanted if speedup and ratio_wanted else None
+            verdict = "-" if share is None else issue_targets.verdict(
+                1 / issue_targets.TOLERANCE <= share <= issue_targets.TOLERANCE)
+            lines.append("| " + " | ".join([kernel, v0, v1, "-" if speedup is None else f"{speedup:.2f}x",
+                                            "-" if share is None else f"{share:.0%}", verdict]) + " |")
+        lines.append("")
+    if lines:
+        lines = ["## Across GPUs: the streaming kernels against the memory's ratio (issue 27)", ""] + lines
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+")
@@ -130,6 +201,7 @@ def main():
         lines += table("deck / case / variant / precision / size / policy", keys, runs,
                        lambda r, k: r.deck_times.get(k), lambda k: " / ".join(map(str, k)))
         lines.append("")
+    lines += across_gpus(runs)
     names = sorted(set().union(*(r.benchmarks for r in runs)))
     if names:
         lines += ["## Benchmarks: median real time", ""]

@@ -544,6 +544,71 @@ class CompareRuns(unittest.TestCase):
                 if r.startswith("| `")}
         self.assertEqual(rows, {f"`{done}`": "0.0025"})
 
+    def planted_run(self, parent, name, gpu, commit, rates, medians_us):
+        """A run directory: run.env naming the GPU, build.env the commit, one deck's probe of cuda
+        (bandwidth_GBps: rates, None for none) and the matrix benchmarks' medians (name -> us)."""
+        run = os.path.join(parent, name)
+        os.makedirs(os.path.join(run, "decks", "matrix"))
+        os.makedirs(os.path.join(run, "benchmarks"))
+        if gpu:  # None: a run.env-less directory (a rerun of a part), whose GPU is not known
+            with open(os.path.join(run, "run.env"), "w", encoding="utf-8") as f:
+                f.write(f"name={name}\ndevice_name={gpu}\n")
+        with open(os.path.join(run, "build.env"), "w", encoding="utf-8") as f:
+            f.write(f"PROJECT_COMMIT={commit}\n")
+        doc = {"schema": "kokkos-miniapp-results/1", "status": "complete", "measurements": [],
+               "calibration": {"spaces": {"cuda": {"bandwidth_GBps": rates}}} if rates else {}}
+        with open(os.path.join(run, "decks", "matrix", "results.json"), "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        with open(os.path.join(run, "benchmarks", "matrix.json"), "w", encoding="utf-8") as f:
+            json.dump({"benchmarks": [{"run_name": f"{n}/manual_time", "run_type": "aggregate",
+                                       "aggregate_name": "median", "real_time": t, "time_unit": "us"}
+                                      for n, t in medians_us.items()]}, f)
+        return run
+
+    def test_across_gpus_each_streaming_kernel_against_the_vendor_copys_ratio(self):
+        """Issue 27: on the faster memory a streaming kernel is as much faster as the vendor copy,
+        within 15%: x * y and x ** y at the largest size both runs have, the probe's copy and triad."""
+        tmp = tempfile.mkdtemp(prefix="compare-")
+        self.addCleanup(shutil.rmtree, tmp)
+        mul, pw = "matrix-elementwise-multiply/float32/cuda", "matrix-elementwise-power/float32/cuda"
+        slow = self.planted_run(tmp, "h100", "GPU A", "0123456789ab",
+                                {"copy": 2700.0, "triad": 2900.0, "vendor_copy": 3000.0},
+                                {f"{mul}/1000": 9.0, f"{mul}/16777216": 250.0, f"{pw}/16777216": 270.0})
+        fast = self.planted_run(tmp, "h200", "GPU B", "0123456789ab",
+                                {"copy": 3500.0, "triad": 4200.0, "vendor_copy": 4290.0},
+                                {f"{mul}/1000": 9.0, f"{mul}/16777216": 175.0, f"{mul}/33554432": 300.0,
+                                 f"{pw}/16777216": 270.0})
+        same_gpu = self.planted_run(tmp, "h100-again", "GPU A", "0123456789ab", None, {f"{mul}/16777216": 250.0})
+        unknown = self.planted_run(tmp, "part", None, "0123456789ab", None, {f"{mul}/16777216": 100.0})
+        proc = subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "scripts", "compare_gpu_runs.py"),
+                               slow, fast, same_gpu, unknown], capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        out = proc.stdout
+        self.assertIn("## Across GPUs", out)
+        self.assertIn("4290 GB/s against 3000, 1.43x", out)
+        self.assertIn("Builds: 0123456789ab and 0123456789ab: the same build.", out)
+        self.assertIn("### [2] GPU B, Kokkos ? against [1] GPU A, Kokkos ?", out)
+        self.assertEqual(out.count("### "), 1, out)  # [3] is on [1]'s GPU, [4] on one no run.env names
+        rows = table_rows(out, "| kernel | [1] GPU A")
+        by_kernel = {r[0].split(" (")[0]: r[3:] for r in rows}
+        # 250 / 175 = 1.43x = 100% of 1.43; the size only the faster run has is not compared.
+        self.assertIn(f"`{mul}/16777216/manual_time`", rows[0][0])
+        self.assertEqual(by_kernel["`x * y` float32"], ["1.43x", "100%", "met"])
+        self.assertEqual(by_kernel["`x ** y` float32"], ["1.00x", "70%", "not met"])
+        self.assertEqual(by_kernel["the probe's copy"], [f"{3500 / 2700:.2f}x", f"{3500 / 2700 / 1.43:.0%}", "met"])
+        self.assertEqual(by_kernel["the probe's triad"], [f"{4200 / 2900:.2f}x", f"{4200 / 2900 / 1.43:.0%}", "met"])
+        # Over two builds the section says so; without a vendor copy nothing is held to a ratio.
+        other_build = self.planted_run(tmp, "h200-other-build", "GPU B", "fedcba987654", {"copy": 3500.0},
+                                       {f"{mul}/16777216": 175.0})
+        proc = subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "scripts", "compare_gpu_runs.py"),
+                               slow, other_build], capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("not the same build", proc.stdout)
+        self.assertIn("No vendor copy in the probe of [2] GPU B, Kokkos ?", proc.stdout)
+        rows = {r[0].split(" (")[0]: r[3:] for r in table_rows(proc.stdout, "| kernel | [1] GPU A")}
+        self.assertEqual(rows["`x * y` float32"], ["1.43x", "-", "-"])
+        self.assertEqual(rows["`x ** y` float32"], ["-", "-", "-"])
+
     def test_a_directory_without_results_is_refused(self):
         empty = tempfile.mkdtemp()
         try:
