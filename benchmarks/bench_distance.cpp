@@ -34,8 +34,8 @@ void fill(benchmark::State& state) {
 }
 
 // K values per thread, a K-th of the View apart (neighbouring threads write neighbouring values):
-// on the H200 one value per thread wrote 0.73 TB/s where direct, 4 per thread, wrote 1.22, and
-// elementwise x * y went from 2.40 to 3.96 TB/s with 4 per thread (docs/tuning-notes.md).
+// on the H200 one value per thread wrote slower than direct at 4 per thread, as elementwise x * y
+// did before it took 4 per thread (docs/tuning-notes.md, "distance: direct").
 template <class Scalar, class Space, int K = 1>
 void fill_flat(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
@@ -256,7 +256,8 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
       benchmark::RegisterBenchmark(("distance-symmetric-t64/float32/" + s).c_str(), distance_symmetric_form<64, Space>)
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
       // tiles of 96 and 128: each write a longer run of a row (384 and 512 bytes in float32); 64
-      // ran 1.6x faster than 32 on the H200 (2026-12-01), where the runs doubled to 256 bytes.
+      // ran faster than 32 by more than its halved index arithmetic explains, where the runs
+      // doubled to 256 bytes (docs/tuning-notes.md, "distance: symmetric on devices").
       // 128's tile (66 KB) outgrows the level-0 scratch Kokkos gives a team on CUDA (about 40
       // KB), so it lives in level 1 (global memory, through the caches)
       benchmark::RegisterBenchmark(("distance-symmetric-t96/float32/" + s).c_str(), distance_symmetric_form<96, Space>)

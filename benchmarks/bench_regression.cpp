@@ -20,7 +20,7 @@ namespace {
 // products), so it vectorises and runs at memory bandwidth in both precisions rather than at the
 // latency of one chain of additions. Device spaces: four elements per thread, a quarter of the
 // span apart, so that each of a warp's loads is contiguous (the host form gave each thread its own
-// 1 KiB and read 1.52 TB/s on the H200, 36% of the probe's triad: no reference for a GPU kernel).
+// 1 KiB and read at a third of the probe's triad on the H200: no reference for a GPU kernel).
 template <class Space, class Flat, class Sum>
 void read_chunks(const Space& space, const Flat& flat, const Sum& sum) {
   using Scalar = typename Flat::non_const_value_type;

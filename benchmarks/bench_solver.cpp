@@ -451,15 +451,15 @@ MINIAPP_BENCHMARKS(register_solver_benchmarks) {
                                    batched_thread_mapping<false, Space>)
           ->Args({16, 10000})->Args({10, 100000})->UseManualTime()->Unit(benchmark::kMillisecond);
       // the register form's orders on the column mapping (prepared: the register form at order 8
-      // takes 216 registers a thread in float64, 9 warps a multiprocessor, and reached 32% of its
-      // bytes floor on the H200, 2026-12-01): rows padded to 8, four systems a warp, a thread a
+      // takes 216 registers a thread in float64, 9 warps a multiprocessor, and stays short of its
+      // bytes floor on a GPU): rows padded to 8, four systems a warp, a thread a
       // column; at order 10 the workload's padding to 16 (above)
       benchmark::RegisterBenchmark(("solver-batched-thread-columns8/float64/" + s).c_str(),
                                    batched_thread_mapping<false, Space, 8>)
           ->Args({8, 100000})->UseManualTime()->Unit(benchmark::kMillisecond);
       // the register form (the workload's up to kRegisterOrderMax) at order 8 and at seed 001's
-      // order 10, beside its bound probe (staging its loads through scratch was 2.5x / 3.9x slower
-      // on the H200, 2026-12-01, and was removed)
+      // order 10, beside its bound probe (staging its loads through scratch was slower on a GPU,
+      // and was removed: docs/tuning-notes.md)
       benchmark::RegisterBenchmark(("solver-batched-thread-registers/float64/" + s).c_str(),
                                    batched_thread_in_registers<Space>)
           ->Args({8, 100000})->Args({10, 100000})->UseManualTime()->Unit(benchmark::kMillisecond);

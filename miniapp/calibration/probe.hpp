@@ -37,9 +37,9 @@ void fill(const Space& space, const Kokkos::View<double*, typename Space::memory
 // Values a device thread of the stream kernels moves (copy_strided, triad_strided): K, a K-th of
 // the array apart, all loaded before any is stored, so that each thread has K loads in flight;
 // neighbouring threads still touch neighbouring values in each. matrix::elementwise_strided's
-// form: on the H200 one value a thread left x * y at 2.40 TB/s where four reached 3.96 (99% of
-// the vendor's copy), and this probe's copy, one a thread, at 3.19 TB/s (81%), its triad at 4.14,
-// so that the triad took 1.15x the copy's time for 1.5x its bytes.
+// form: with one value a thread the loads in flight, not the memory, bounded both x * y and this
+// probe's copy on the H200, whose triad then took little more than the copy's time for 1.5x its
+// bytes (docs/tuning-notes.md, "GPUs, the calibration probe's own copy and triad").
 inline constexpr int kDeviceStreamPerThread = 4;
 
 // c = a: two arrays moved. Host spaces: a value an iteration (vectorised).

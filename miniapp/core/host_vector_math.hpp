@@ -7,7 +7,7 @@
 // and on AVX2 with FMA takes the register-table power of host_powf_float.hpp instead (libmvec's
 // gathers bounded it), with libmvec for the lanes it leaves, and
 // prefetches x and y: the call-free loop reached its loads before the hardware prefetcher had
-// them (35.6 -> 25 ms per 5e7 elements on 2 cores).
+// them (docs/performance.md has the times).
 //
 // MINIAPP_HOST_VECTOR_POW is 1 where the build links libmvec (MINIAPP_HAVE_LIBMVEC, set by the
 // top-level CMakeLists.txt on x86-64 glibc) and this is a host-compiler build (MINIAPP_HOST_SIMD:

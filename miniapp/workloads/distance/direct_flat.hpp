@@ -74,10 +74,9 @@ void direct_flat(const Space& space, const Points& points, const Out& out, std::
   });
 }
 
-// direct's device form, R rows a thread as well as K columns (the workload's since 2026-12-01):
-// the flat form stays at 53-54% of a plain fill's rate at K = 4, 8 and 16 on the
-// H200 (n = 4096, 8192, float32, dim 3), so the loads in flight are not what bounds it; each of its
-// entries costs the column point's dim loads and their address arithmetic besides the arithmetic
+// direct's device form, R rows a thread as well as K columns: the flat form stayed at the same
+// share of a plain fill's rate whatever its K (docs/tuning-notes.md, "distance: direct"), so the
+// loads in flight are not what bounds it; each of its entries costs the column point's dim loads and their address arithmetic besides the arithmetic
 // of the distance, and a GPU thread issues them all. Here a thread loads its K column points once
 // into registers and reuses them for R rows: per entry the loads fall from dim + dim / K to
 // dim / R + dim / K. Thread c of row block b takes rows b R .. b R + R - 1 and the flat form's
@@ -123,9 +122,8 @@ void direct_block(const Space& space, const Points& points, const Out& out, std:
 }
 
 // direct's device form: blocks of kDirectBlockRows rows x kDirectPerThread columns a thread
-// (direct_block). On the H200 (2026-12-01, Kokkos 4.6.01, float32, dim 3, one run) 4 x 8 took
-// 39.3 / 101 us at n = 4096 / 8192, 4 x 4 41.1 / 104, 2 x 8 42.1 / 113, against the flat form's
-// best (a row, 16 columns a thread) 51.3 / 143 and writing the output alone 25.9 / 73.1.
+// (direct_block), the fastest of the blocks timed against the flat form and the fill
+// (`distance-direct-block-*`; the times are in docs/tuning-notes.md, "distance: direct").
 inline constexpr int kDirectBlockRows = 4;
 inline constexpr int kDirectPerThread = 8;
 

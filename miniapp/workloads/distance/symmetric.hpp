@@ -16,9 +16,8 @@ namespace miniapp::distance::kernels {
 // tile's rows in scratch are T + 1 values apart: the transpose reads a column of the tile across
 // a warp's lanes, which at a stride of T (32) values all fell in one bank of shared memory, a
 // 32-way conflict on every read (float32). Tiles of 64 on devices, each thread 16 entries each way
-// instead of 4: on the H200 (2026-12-01, float32, one run) 60.9 / 184 us at n = 4096 / 8192
-// against 98.8 / 342 with tiles of 32 (writing the output alone: 25.9 / 73.1). Host spaces keep
-// 32 (not measured there).
+// instead of 4, the faster of the two timed (docs/tuning-notes.md, "distance: symmetric on
+// devices"). Host spaces keep 32 (not measured there).
 template <class Space>
 inline constexpr int kSymmetricTile = is_host_space<Space>() ? 32 : 64;
 
@@ -27,8 +26,7 @@ inline constexpr int kSymmetricTile = is_host_space<Space>() ? 32 : 64;
 // entry loading its column point. Held true (prepared for a GPU; Dim read at run time takes the
 // plain form): each lane loads its T / lanes column points once into registers and takes them
 // down every team_size-th row of the tile (held_columns_down_rows), as direct_block does for
-// direct, where that took direct from 53% to 66% of the fill on the H200 (2026-12-01): per entry
-// the loads fall from dim (plus the row's dim once a row) to dim x (1 / rows + lanes / T). The
+// direct, where it was the lever (docs/tuning-notes.md): per entry the loads fall from dim (plus the row's dim once a row) to dim x (1 / rows + lanes / T). The
 // same squared_distance: the same bits.
 template <int Dim, int T, bool Held, class Space, class Member, class Points, class Out, class Tile>
 KOKKOS_INLINE_FUNCTION void symmetric_fill(const Member& team, const Points& points, const Out& out, const Tile& tile,

@@ -20,7 +20,7 @@ inline constexpr int kHeldTileColumns = 256;
 // read at run time, or a tile narrower than kHeldTileColumns, takes the plain form): each lane
 // copies its kHeldTileColumns / lanes column points from scratch into registers once and takes
 // them down every team_size-th row of the block (held_columns_down_rows), as direct_block does
-// (direct: 53% -> 66% of the fill on the H200, 2026-12-01). The same squared_distance: direct's
+// for direct, where it was the lever (docs/tuning-notes.md). The same squared_distance: direct's
 // bits.
 template <int Dim, bool Held, class Space, class Member, class Points, class Out, class Tile>
 KOKKOS_INLINE_FUNCTION void tiled_block_fill(const Member& team, const Points& points, const Out& out, const Tile& tile,
@@ -50,8 +50,8 @@ KOKKOS_INLINE_FUNCTION void tiled_block_fill(const Member& team, const Points& p
 // over both, so each team loads its column points into scratch once (no barrier after) and the
 // device gets rows / 16 x n / 256 teams. kernels.hpp's tiled_rows gives rows / 16 teams that each
 // walk every tile with two barriers a tile: at n = 4096, 256 teams of 256 threads, a quarter of an
-// H200's resident threads. On the H200 (2026-12-01, float32, dim 3, one run) this form took 51.0 /
-// 147 us at n = 4096 / 8192, tiled_rows 312 us at 4096. The same arithmetic, so direct's bits.
+// H200's resident threads (the two forms' times: docs/tuning-notes.md, "distance: tiled on
+// devices"). The same arithmetic, so direct's bits.
 // Held: tiled_block_fill's held form, its tiles at most kHeldTileColumns wide.
 template <int Dim, bool Held = false, int Rows = kTileRows, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
 void tiled_block_teams(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,

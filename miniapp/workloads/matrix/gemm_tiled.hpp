@@ -117,7 +117,7 @@ KOKKOS_INLINE_FUNCTION void pack_slices(const Member& team, const Scalar alpha, 
 
 // Row tiles per team on the host: a team takes a run of row tiles of one tile column and, per k
 // slice, packs B's slice once for all of them (one tile per team packed B once per row tile:
-// at n = 4096, 16 times, 12% of the time with A's packing). The longest run that keeps the
+// at n = 4096, 16 times; docs/tuning-notes.md has what that cost). The longest run that keeps the
 // busiest thread's share of tiles at its minimum, ceil(items / concurrency) x run, so no thread
 // idles for longer runs. GPUs keep one tile per team: many small teams.
 inline int host_row_run(const int tiles_m, const int tiles_n, const int concurrency) {
@@ -179,15 +179,15 @@ inline constexpr long kWideTileL2Bytes = 512L << 10;
 // The space's tiles for an m x n product, on `concurrency` threads.
 // Host: 128 x 512 tiles with 1 KiB of each packed row, k 128 in float64 and 256 in float32: 640
 // KiB of slices, one A panel (RM x TK, 6 or 8 KiB) in L1, half as many packings of A per flop as
-// 128 x 256 x 128 (384 KiB): at n = 1024 and 4096, 1.13-1.39x the narrow tiles in float64 and
-// 1.08-1.5x in float32. Only while the product gives every thread two tiles, and where the L2
+// 128 x 256 x 128 (384 KiB), faster than the narrow tiles at n = 1024 and 4096 in both
+// precisions. Only while the product gives every thread two tiles, and where the L2
 // holds kWideTileL2Bytes; else 128 x 256 x 128.
 // GPU: 24 KiB of scratch a team. float64 32 x 64 x 32 (the H100 search on the streaming form;
-// on the resident form at n = 2048 on the H200 within 3% of the best, 32 x 128 x 16). float32:
+// on the resident form at n = 2048 on the H200 near the best, 32 x 128 x 16). float32:
 // 64 x 128 x 32 (256 threads a team, a 4 x 8 block of C each) where the product has a tile for
 // every 1024 of the space's resident threads (an H200's 132 SMs: 264 tiles, n = 2048 has 512),
-// 1.48x 32 x 64 x 64 at n = 2048 on the H200; smaller products keep 32 x 64 x 64, four times as
-// many teams. The searches: docs/tuning-notes.md.
+// the faster at n = 2048 on the H200; smaller products keep 32 x 64 x 64, four times as many
+// teams. The searches and their times: docs/tuning-notes.md.
 template <class Scalar, class Space>
 TileShape default_tiles(const std::size_t m, const std::size_t n, const int concurrency) {
   if constexpr (!is_host_space<Space>()) {

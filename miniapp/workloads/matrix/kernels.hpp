@@ -113,10 +113,9 @@ void elementwise_rounds(const char* label, const Space& space, Operation op, con
 }
 
 // One round of K elements a thread: every load, then every value. `elementwise` runs it with K =
-// kDeviceElementsPerThread on device spaces. On the H200 (3 x 2^24 float32 per array, Kokkos
-// 3.4.01 and 4.6.01 alike, one sitting): x * y 3.96 TB/s with K = 4 (99% of the vendor's device
-// copy) against 2.40 TB/s with one element per thread on 4.6.01 and 1.24 TB/s on 3.4.01; x ** y
-// 2.98 TB/s with K = 4 and K = 8 alike (2.30 and 1.24 TB/s with one). Benchmarks
+// kDeviceElementsPerThread on device spaces: with one element a thread the loads in flight, not
+// the memory, bounded `x * y` on the H100 and H200 alike, and with four it reaches the vendor's
+// device copy, whichever Kokkos (docs/tuning-notes.md, "GPUs, elementwise"). Benchmarks
 // matrix-elementwise-*-k<K> time each K beside the workload.
 template <int K, class Space, class View, MINIAPP_KERNEL_UNIT>
 void elementwise_strided(const Space& space, Operation op, const View& x, const View& y, const View& z) {
@@ -127,11 +126,10 @@ void elementwise_strided(const Space& space, Operation op, const View& x, const 
 // Elements per thread of `elementwise` on device spaces (elementwise_strided).
 inline constexpr int kDeviceElementsPerThread = 4;
 
-// R >= 2 rounds. On the H200 `x ** y` stops at 75% of the vendor copy with K = 4 and 8 alike,
-// where `x * y` reaches 99%; rounds were to overlap pow's ~80 instructions an element with the
-// next round's loads. Measured on 2026-12-01 (matrix-elementwise-power-pipelined-*): 0.196-0.198
-// ms against the strided form's 0.200, pow alone 0.195: pow's instructions bound it, so
-// `elementwise` keeps the strided form.
+// R >= 2 rounds, to overlap pow's ~80 instructions an element with the next round's loads where
+// `x ** y` stops short of the vendor copy with K = 4 and 8 alike. Measured
+// (matrix-elementwise-power-pipelined-*), the rounds took what the strided form takes, and pow
+// alone nearly as much: pow's instructions bound it, so `elementwise` keeps the strided form.
 template <int K, int R, class Space, class View, MINIAPP_KERNEL_UNIT>
 void elementwise_pipelined(const Space& space, Operation op, const View& x, const View& y, const View& z) {
   static_assert(K >= 1 && K <= 8 && R >= 2 && R <= 16, "elements a round, rounds (one: strided)");
@@ -140,7 +138,7 @@ void elementwise_pipelined(const Space& space, Operation op, const View& x, cons
 
 // float x ** y as elementwise_strided<K>, pow by pow_exp2 (its table from pow_exp2::log_table on
 // this space). Prepared for devices (matrix-elementwise-power-exp2-k4): the vendor's pow bounds
-// elementwise_strided (pow alone takes 98% of its time), and this one issues about a quarter fewer
+// elementwise_strided (pow alone takes nearly all of its time), and this one issues about a quarter fewer
 // instructions an element (docs/tuning-notes.md); `elementwise` keeps the space's pow until it is
 // measured.
 template <int K, class Space, class View, class Table, MINIAPP_KERNEL_UNIT>

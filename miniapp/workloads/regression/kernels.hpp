@@ -241,8 +241,7 @@ void range_gradient_sums(const Space& space, const X& x, const Y& y, const Beta&
 // lanes across each row) where a row fills its lanes and its scratch fits, in its register form
 // for rows of up to kTeamGradientRegisterColumns columns; rows of 1 to 3 columns in the register
 // form on one lane, a thread a row (lanes across so short a row sit idle: at 2 columns on the
-// H200 a warp per row took 0.25 ms a step in float64, FusedGradient 0.037 ms, Kokkos 3.4.01);
-// else (a scratch that does not fit) FusedGradient.
+// H200 a warp per row took several times FusedGradient's step; docs/tuning-notes.md); else (a scratch that does not fit) FusedGradient.
 template <class Space, class X, class Y, class F, MINIAPP_KERNEL_UNIT>
 void fused_sums(const Space& space, const X& x, const Y& y, const F& fit) {
   using Scalar = typename F::View::value_type;

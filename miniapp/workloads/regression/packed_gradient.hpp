@@ -16,11 +16,10 @@ inline constexpr int kPackedResidentPacks = 16;
 
 // The widest row, in packs, whose beta and values PackedGradient also holds in registers (below):
 // half the ISA's vector registers. Wider rows up to kPackedResidentPacks keep only the sums in
-// registers and take two rows a step (lean_rows). Intel Xeon (family 6 model 167), 2 threads,
-// 10^6 x 51, `regression-sums-packed` against `-lean`, one run: built for AVX2 (16 registers)
-// float64's 13 packs held took 23.6 ms, two rows a step 17.7, one read of X 16.2; float32's 7
-// packs held 8.67, two rows 9.20. Built for AVX-512 (32 registers): held 17.2 and 9.34, two rows
-// 19.0 and 10.5.
+// registers and take two rows a step (lean_rows): on AVX2 (16 registers) float64's 13 packs held
+// were slower than two rows a step, float32's 7 faster, and on AVX-512 (32) both were faster
+// held (`regression-sums-packed` against `-lean`; docs/tuning-notes.md, "Host, PackedGradient
+// for rows wider than half the registers").
 inline constexpr int kPackedHeldPacks = simd::kHostVectorRegisters / 2;
 
 // The same sums as FusedGradient, vectorised by hand for CPUs, where FusedGradient stays

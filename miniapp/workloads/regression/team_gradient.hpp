@@ -66,9 +66,9 @@ constexpr bool team_gradient_narrow_form_takes(const std::size_t cols) {
 // The teams of 256 lanes each a GPU multiprocessor is to hold at once for TeamGradient's form on
 // `Lanes` lanes with `RegisterColumns` (the compiler then keeps each thread's registers to
 // 65536 / (256 x that), as a kernel's launch bounds ask), 0 where the compiler chooses. The
-// register form in float32 on 4 lanes: 3 (80 registers at most), as it held before the slices
-// of the team's totals took it to 93 registers, 2 teams, and 1.4x the time; float64's values
-// alone take 96 registers, so 3 teams would spill, and it holds 2 unbounded. Benchmarks
+// register form in float32 on 4 lanes: 3 (80 registers at most), as it held before the slices of
+// the team's totals took it to 93 registers, 2 teams and a longer time (docs/tuning-notes.md);
+// float64's values alone take 96 registers, so 3 teams would spill: it holds 2 unbounded. Benchmarks
 // regression-sums-registers-lanes4 against -unbounded and -teams4 (float32).
 // With Rows > 1 (below) a thread holds that many rows of values more: 0, the compiler's choice.
 template <class Scalar, int Lanes, int RegisterColumns, int Rows = 1>

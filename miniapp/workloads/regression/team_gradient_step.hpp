@@ -21,9 +21,8 @@ namespace miniapp::regression {
 // themselves done; the last team of each group of kStepGroup teams adds the group's totals, and
 // the last group to finish adds the groups' totals into sums and runs the step's update (Update:
 // StepUpdate, kernels.hpp). As separate kernels (team_gradient_sums, then the update's launch),
-// a fused step at 10^6 x 51 float64 on the H200 was 78% the teams' kernel, 12% the totals kernel
-// and 7% the one-thread update (fenced kernel times, Kokkos 4.6.01,
-// docs/results/nvidia-h200-2026-11-29-kokkos-4.6.01-2): two launches and their tails a step. In
+// the totals kernel and the one-thread update took a fifth of a fused step at 10^6 x 51 float64
+// on the H200 (fenced kernel times, docs/tuning-notes.md): two launches and their tails. In
 // two levels, since one team reading every team's totals (1117 x 51 at 10^6 rows on an H200, more
 // at 10^5) would wait on L2 some 60 times over; a group is 32 x 51 values, the groups' rows 35 x 51.
 // The sums come out the same whichever teams finish last: each level adds its rows in the same

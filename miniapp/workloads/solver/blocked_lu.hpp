@@ -73,9 +73,9 @@ void swap_rows(const Space& space, const Work<Scalar, Space>& w, int j0, int j1,
         const int hi = lo + chunk_width < c_hi ? lo + chunk_width : c_hi;
         int j = j0;
         // Device form: four swaps at a time where they touch eight different rows (they commute
-        // then), all eight loads before the stores. One swap after another, each waited on a load
-        // and a store, took 25 us a launch at n = 4096 on the H200, a thread per column. (The host
-        // form swaps whole rows of its 64-column chunk, contiguous: grouped it was 4% slower.)
+        // then), all eight loads before the stores: one swap after another, each waited on a load
+        // and a store. (The host form swaps whole rows of its 64-column chunk, contiguous: grouped
+        // it was slower. Times: docs/results/README.md, the H200 of 2026-11-26.)
         for (; kDeviceForm<F, Space> && j + 4 <= j1; j += 4) {
           const int p0 = pivots(j), p1 = pivots(j + 1), p2 = pivots(j + 2), p3 = pivots(j + 3);
           if (!swaps_disjoint(j, p0, p1, p2, p3)) {
@@ -143,7 +143,7 @@ void copy_system_rows(const Space& space, const Work<Scalar, Space>& w, const A&
 }
 
 // Device form: a value per thread, neighbours in a row (the row per thread above read values n
-// apart across a warp: 1.5 ms at n = 4096 on the H200, where the bytes take 64 us).
+// apart across a warp, some twenty times the time its bytes take on a GPU).
 template <class Scalar, class Space, class A, class B, MINIAPP_KERNEL_UNIT>
 void copy_system_flat(const Space& space, const Work<Scalar, Space>& w, const A& a, const B& b) {
   const auto info = w.info;

@@ -38,7 +38,7 @@ void lower_solve_chunks(const Space& space, const Work<Scalar, Space>& w, int r0
 // The same leaf, device form: a column per thread, its leaf rows loaded into registers at once,
 // the triangle solved there (the same operations in the same order) and stored back once. The
 // host form's thread read and wrote global memory at every step, one dependent access after
-// another: 15 ms of the 4096 solve on the H200 (kernel times, Kokkos 4.6.01), 30 us a launch.
+// another (on the H200 a sixth of the 4096 solve: docs/tuning-notes.md).
 template <class Scalar, class Space, MINIAPP_KERNEL_UNIT>
 void lower_solve_registers(const Space& space, const Work<Scalar, Space>& w, int r0, int r1, int c0, int c1) {
   const auto info = w.info;
@@ -87,9 +87,9 @@ void lower_solve(const Space& space, const Work<Scalar, Space>& w, int r0, int r
 // device form), left-looking: before each block the team's threads reduce the block's own rows by
 // all columns left of it (right of it, going up), each row read once, contiguously; then one
 // member solves the block's triangle. The right-looking form read strips of 64 values of every
-// row below the block, each row a page or more from the next: 2.1-3.7 ms per solve at n = 1024
-// against 0.59-0.67 ms for LAPACK's getrs on the same factors (Xeon, 2 OpenMP threads);
-// left-looking 0.49 ms.
+// row below the block, each row a page or more from the next, and took several times LAPACK's
+// getrs on the same factors; left-looking is faster than getrs (docs/tuning-notes.md,
+// "solver: dense-blocked's triangular solves").
 template <class Scalar, class Space, class X, MINIAPP_KERNEL_UNIT>
 void solves(const Space& space, const Work<Scalar, Space>& w, const X& x) {
   using Policy = Kokkos::TeamPolicy<Space>;
@@ -135,8 +135,8 @@ void solves(const Space& space, const Work<Scalar, Space>& w, const X& x) {
 // final, every row below it, above it for U, takes its column's term off, then a rendezvous),
 // written back. Lower: L unit lower triangular; else U, whose y_i = t(i, m) / t(i, i) each thread
 // forms as it needs it and the write-back stores. One thread doing the whole triangle (the host
-// form's row by row) took 66.6 us a block on the H200 at n = 4096 (kernel times), 128 blocks a
-// solve: a chain of dependent reads of on-chip memory.
+// form's row by row) is a chain of dependent reads of on-chip memory, 128 of them a solve at
+// n = 4096.
 template <class Scalar, class Space, MINIAPP_KERNEL_UNIT>
 void solve_diagonal_block(const Space& space, const Work<Scalar, Space>& w, int b0, int b1, bool lower) {
   using Policy = Kokkos::TeamPolicy<Space>;

@@ -24,33 +24,28 @@ inline constexpr int kSolveBlock = 64;
 // Threads of a panel leaf's one team on devices (Work::panel_threads; fewer where the kernel's
 // registers do not allow as many). The leaf is a pass over up to n rows per column on one
 // multiprocessor, whose loads more warps keep in flight: on the H200 at n = 4096 the leaves took
-// 57% of dense-blocked's time with 256 threads (70 ms a solve against cuSOLVER's whole 15.7 ms);
-// the benchmarks solver-dense-blocked-panel64 and -panel256 time fewer threads beside this. On
-// the H200 (docs/results/nvidia-h200-2026-11-27-kokkos-4.6.01-3) a solve at n = 2048 took 46.4 ms
-// with 64 threads, 26.4 with 256, 25.7 with 1024; at 4096 the leaves took 49.1 ms a solve with
-// 1024 threads (fenced) against 69.7 with 256.
+// over half of dense-blocked's time with 256 threads, and 1024 was the fastest of 64, 256 and 1024
+// (docs/tuning-notes.md, "solver: dense-blocked's triangular solves"); the benchmarks
+// solver-dense-blocked-panel64 and -panel256 time fewer threads beside this.
 inline constexpr int kPanelThreads = 1024;
 // Rows of a leaf from which devices factor it over the whole device, a launch per column
-// (factor_leaf_over_device), rather than in one team (Work::wide_leaf_rows). One team took 12 us
-// a column at 2048-4096 rows on the H200 (188 us a leaf, half of dense-blocked's time at n =
-// 4096), far above what its bytes take; a launch costs a few microseconds and needs no rendezvous
-// of a thousand threads. On the H200 (2026-11-29, Kokkos 4.6.01; solver-dense-blocked-leaf-*) a
-// solve at n = 2048 / 4096 took 21.5 / 63.0 ms with every leaf in one team, 34.5 / 73.3 with
-// every leaf over the device, 29.8 / 68.6 from 512 rows and 21.6 / 60.6 from 2048: the launch per
-// column pays only on the tallest leaves.
+// (factor_leaf_over_device), rather than in one team (Work::wide_leaf_rows). One team's column
+// at 2048-4096 rows took several times what its bytes take on the H200; a launch costs a few
+// microseconds and needs no rendezvous of a thousand threads. Timed against every leaf in one
+// team and every leaf over the device (solver-dense-blocked-leaf-*), the launch per column paid
+// only on the tallest leaves (docs/tuning-notes.md).
 inline constexpr int kWideLeafRows = 2048;
 // Rows of a leaf from which devices factor it in one launch with its rows resident in the team
 // scratch of teams that are all running at once, meeting at a barrier in global memory once a
 // column (factor_leaf_resident; Work::resident_leaf_rows): a column there costs a barrier (a
 // counter in L2) where the over-device form pays a launch and a reduction kernel, and the one
-// team a pass through one multiprocessor. Every leaf, where it fits (else the forms above). H200,
-// Kokkos 4.6.01, one run (2026-12-01; solver-dense-blocked-leaf-*), a solve at n = 2048 / 4096:
-// every leaf resident in teams of 64 rows 17.4 / 38.8 ms, of 128 18.2 / 40.3, of 256 19.5 /
-// 42.9; resident from 512 rows (256 a team) 18.4 / 41.8, from 2048 21.3 / 45.3; the forms above
-// (one team, over the device from 2048 rows) 21.4 / 60.1; cuSOLVER 6.46 / 15.7.
+// team a pass through one multiprocessor. Every leaf, where it fits (else the forms above): of
+// the thresholds and team sizes timed on the H200 (solver-dense-blocked-leaf-*), every leaf in
+// teams of 64 rows was the fastest, and the first form within 3x of cuSOLVER
+// (docs/results/README.md, the H200 of 2026-12-01).
 inline constexpr int kResidentLeafRows = 0;
 // Rows each team of a resident leaf aims for, a row a thread (Work::resident_team_rows): 64, the
-// fastest of 64, 128 and 256 above (more teams at each barrier, a shorter pass each).
+// fastest of 64, 128 and 256 in the same runs (more teams at each barrier, a shorter pass each).
 inline constexpr int kResidentTeamRows = 64;
 // The most teams a resident leaf is split among (the slots of their pivot candidates).
 inline constexpr int kResidentTeamsMax = 1024;

@@ -5,10 +5,9 @@
 // them in L1); up to kColumnOrderMax (16) a warp's threads hold two systems' columns, one each,
 // in their registers; above it one Kokkos thread is a vector of lanes (part of a warp, or a whole
 // one) over the columns of [A | b] in that thread's own scratch, so each row is one coalesced
-// load. On the H200 the earlier one CUDA thread per system on a slice of a global work View took
-// 0.21 ms for 10^5 systems of order 8 and 4.4 ms for 10^4 of order 32, against 16 and 21 us to
-// move their bytes: the elimination went through global memory, one dependent load after
-// another. Plain Kokkos: the host spaces run the same code (the unit tests check it there), with
+// load. The earlier one CUDA thread per system on a slice of a global work View took 13x and
+// 200x the time moving the bytes takes (order 8 and 32 on the H200): the elimination went through
+// global memory, one dependent load after another. Plain Kokkos: the host spaces run the same code (the unit tests check it there), with
 // one lane, and the column mapping with one or two threads.
 
 #include "miniapp/core/kernel_unit.hpp"

@@ -294,12 +294,9 @@ void batched_thread(const Space& space, const A& a, const B& b, const X& x, cons
 // Threads x vector lanes of a batched-team team on device spaces where the batch, a warp per
 // system, fills the space's resident threads (space.concurrency()); Kokkos::AUTO where it does
 // not. Each team is one system whose steps rendezvous at every column: more threads make a team
-// little faster, only fewer teams resident, unless the systems are too few to fill the device.
-// H200, Kokkos 4.6.01 (docs/results/nvidia-h200-2026-11-27-kokkos-4.6.01-2 and -3; 270336
-// resident threads): 10^5 systems of order 8 (8 lanes a thread): 1 thread 0.920 ms, 2 0.632,
-// 4 (a warp) 0.500, 8 0.778, AUTO 1.47 (16 threads 1.47, 32 2.96 the call before); 10^4 of
-// order 32 (32 lanes): 1 thread (a warp) 1.01 ms, 2 0.956, 4 1.13, 8 1.54, AUTO 1.13 (16 2.87, 32
-// 6.31); 2000 systems of order 100 (64000 lanes as warps): AUTO 8.27 ms, 2 threads 12.3, 1 17.0.
+// little faster, only fewer teams resident, unless the systems are too few to fill the device
+// (seed 001's 2000 of order 100, where AUTO was fastest). The sizes timed: docs/tuning-notes.md,
+// "solver: batched-team's team size on devices".
 inline constexpr int kBatchedTeamLanes = 32;
 
 // One system per team, [A | b] in team scratch (team_scratch_refusal says when it cannot fit).

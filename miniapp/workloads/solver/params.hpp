@@ -130,22 +130,23 @@ std::optional<std::string> team_scratch_refusal(std::size_t n) {
 
 // The largest order kept in registers. The sm_90 build's float64 kernels (ptxas -v): order 8 uses
 // 216 of a GPU thread's 255 registers, order 9 248, both without spills; order 10 spills 48 bytes
-// to local memory, order 12 3.6 KB. On the H200, 10^5 systems of order 8 took 48 us here against
-// 0.21 ms one CUDA thread per system on a work View; order 10 on lanes took 0.48 ms.
+// to local memory, order 12 3.6 KB. On the H200 orders 8 and 10 ran four and six times faster
+// here than one CUDA thread per system on a work View and on lanes (docs/results/README.md,
+// "Batched solve").
 inline constexpr int kRegisterOrderMax = 10;
 
 // The largest order batched-thread's column mapping takes on a GPU (column_lu.hpp): a thread per
 // column, each column in that thread's registers, rows padded to 16, two systems a warp. Above
-// it, the lanes mapping. H200, Kokkos 4.6.01, 10^4 float64 systems (2026-11-29): order 16 columns
-// 0.060 ms against lanes 0.139; order 32 (one system a warp, rows padded to 32, 162 registers)
-// columns 0.558 ms against lanes 0.347, so the column mapping stops at 16.
+// it, the lanes mapping: on the H200 the columns beat the lanes at order 16 and lost to them at
+// 32 (one system a warp, rows padded to 32, 162 registers), so the column mapping stops at 16
+// (docs/tuning-notes.md, "solver: batched-thread's column mapping on devices").
 inline constexpr int kColumnOrderMax = 16;
 
 // The order at which the lanes mapping holds each system in a fixed block of 32 rows x 33 values
 // (LanesMatrix<Scalar, Space, 32>: a row stride the compiler knows, so a pass of the elimination
-// spends fewer instructions on addresses) rather than n x (n + 1) scratch. H200, Kokkos 4.6.01,
-// float64, one run (2026-12-01): 10^4 systems 0.312 ms against 0.347, 10^3 0.066 against 0.076.
-// Only this order was timed; below it the block would hold more scratch than the system needs.
+// spends fewer instructions on addresses) rather than n x (n + 1) scratch: faster on the H200
+// at 10^3 and 10^4 systems (docs/results/README.md, the H200 of 2026-12-01). Only this order was
+// timed; below it the block would hold more scratch than the system needs.
 inline constexpr int kLanesBlockOrder = 32;
 
 // How the lanes mapping runs on Space for order n: lanes per system (a power of two at least as
