@@ -59,6 +59,42 @@ if [[ "$steps" == *$'unit-tests\tskipped\t0\t\t--skip unit-tests'* ]] && [[ "$st
    [[ "$steps" == *$'profile\tskipped\t0\t\t--skip profile'* ]]; then
   echo "ok: gpu-run.sh --skip records the skipped steps and runs the rest"
 else echo "FAIL: gpu-run.sh --skip unit-tests,peers,profile: steps.tsv reads: $steps"; failures=$((failures + 1)); fi
+# gpu-run.sh's benchmark part whose program dies in a benchmark (a fault on a GPU): the benchmark
+# after it runs again, the step fails with the program's 134, and the summary names the one it died
+# in (a stand-in program: two benchmarks, a run dies by SIGABRT unless it names the second alone).
+mkdir -p "$tmp/crashfake/project/bin"; cp "$(type -P true)" "$tmp/crashfake/project/bin/miniapp"
+cat >"$tmp/standin.c" <<'STANDIN'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char** argv) {
+  const char *a = "solver-a/float64/openmp/1/manual_time", *b = "solver-b/float64/openmp/1/manual_time";
+  const char *out = NULL, *filter = "";
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--benchmark_list_tests=true")) return printf("%s\n%s\n", a, b) < 0;
+    if (!strncmp(argv[i], "--benchmark_out=", 16)) out = argv[i] + 16;
+    if (!strncmp(argv[i], "--benchmark_filter=", 19)) filter = argv[i] + 19;
+  }
+  FILE* f = fopen(out, "w");
+  if (!f) return 1;
+  fprintf(f, "{\n  \"context\": {},\n  \"benchmarks\": [\n");
+  char only_b[128];
+  snprintf(only_b, sizeof only_b, "^(%s)$", b);
+  if (strcmp(filter, only_b)) { fflush(f); abort(); }
+  fprintf(f, "    {\"run_name\": \"%s\", \"run_type\": \"aggregate\", \"aggregate_name\": \"median\", "
+             "\"real_time\": 1, \"time_unit\": \"ms\"}\n  ]\n}\n", b);
+  return fclose(f) != 0;
+}
+STANDIN
+cc -o "$tmp/crashfake/project/bin/miniapp_benchmarks" "$tmp/standin.c"
+sed "s#$tmp/hostfake#$tmp/crashfake#" "$tmp/hostfake/offline-build.env" >"$tmp/crashfake/offline-build.env"
+expect 1 "benchmarks:solver: failed" "$G" --prebuilt --backend host --build-dir "$tmp/crashfake" --results "$tmp/cr" \
+  --skip unit-tests,decks,advise,peers,kernel-times,profile --benchmarks solver
+if grep -q $'^benchmarks:solver\tfailed\t[0-9]*\t134\t' "$tmp"/cr/*/steps.tsv &&
+   grep -q '"run_name": "solver-b/float64/openmp/1/manual_time"' "$tmp"/cr/*/benchmarks/solver-resumed-1.json &&
+   grep -q '| solver-a/float64/openmp/1/manual_time | error: miniapp_benchmarks was killed by SIGABRT' "$tmp"/cr/*.md; then
+  echo "ok: gpu-run.sh runs a part's benchmarks after the one its program died in, and names that one"
+else echo "FAIL: a part whose program died: $(cat "$tmp"/cr/*/steps.tsv; ls "$tmp"/cr/*/benchmarks)"; failures=$((failures + 1)); fi
 # gpu-run.sh --kernels-first: the benchmarks, the kernel times and the profile step right after
 # the unit tests, then every deck (a short budget then leaves out decks, not kernels); without it,
 # the decks come first.
