@@ -18,27 +18,18 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
+
+from part_files import entries, fail, wait_for_first
 
 BENCHMARKS, SOURCE_DIR = sys.argv[1], sys.argv[2]
-sys.path.insert(0, os.path.join(SOURCE_DIR, "scripts", "report"))
-from miniapp_report import stored  # noqa: E402
 
 FILTER = "^(fill/float32/serial/1024|launch-(range|team)/serial)/"  # each some 5 s by the options below
 ORDER = ["fill/float32/serial/1024/manual_time", "launch-range/serial/manual_time", "launch-team/serial/manual_time"]
 
 
-def fail(why):
-    print(f"FAIL: {why}")
-    sys.exit(1)
-
-
 def names(path):
-    try:
-        data, stopped = stored.read_benchmarks(path)
-    except (FileNotFoundError, ValueError):
-        return [], True
-    return sorted({b.get("run_name") for b in data.get("benchmarks", [])}), stopped
+    held, stopped = entries(path)
+    return sorted({b.get("run_name") for b in held}), stopped
 
 
 def running_program(runner_pid, out):
@@ -65,14 +56,10 @@ with tempfile.TemporaryDirectory(prefix="crashed-part-") as tmp:
                                BENCHMARKS, f"--benchmark_filter={FILTER}", "--benchmark_min_time=0.05",
                                "--benchmark_repetitions=100", "--benchmark_report_aggregates_only=true"],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 300
-    while names(out)[0] != ORDER[:1]:
-        if runner.poll() is not None:
-            fail(f"the runner ended (exit {runner.returncode}) before the first benchmark: {runner.stderr.read()[-2000:]}")
-        if time.monotonic() > deadline:
-            runner.kill()
-            fail("no benchmark in the file after 300 s")
-        time.sleep(0.05)
+    wait_for_first(runner, out)
+    if names(out)[0] != ORDER[:1]:
+        runner.kill()
+        fail(f"the file's first benchmark is {names(out)[0]}, not {ORDER[0]}")
     program = running_program(runner.pid, out)
     if program is None:
         runner.kill()

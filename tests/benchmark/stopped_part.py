@@ -16,28 +16,13 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
+
+from part_files import fail, stored, wait_for_first
 
 BENCHMARKS, SOURCE_DIR = sys.argv[1], sys.argv[2]
-sys.path.insert(0, os.path.join(SOURCE_DIR, "scripts", "report"))
-from miniapp_report import stored  # noqa: E402
 
 FILTER = "^launch-(range|team)/serial/"  # two benchmarks, each here some 5 s by the options below
 FIRST = "launch-range/serial/manual_time"
-
-
-def fail(why):
-    print(f"FAIL: {why}")
-    sys.exit(1)
-
-
-def finished_entries(path):
-    """The entries the file holds now, read as a stopped part's file is read; [] while it has none."""
-    try:
-        data, _ = stored.read_benchmarks(path)
-    except (FileNotFoundError, ValueError):
-        return []
-    return data.get("benchmarks", [])
 
 
 with tempfile.TemporaryDirectory(prefix="stopped-part-") as tmp:
@@ -47,14 +32,7 @@ with tempfile.TemporaryDirectory(prefix="stopped-part-") as tmp:
                              "--benchmark_repetitions=100", "--benchmark_report_aggregates_only=true",
                              f"--benchmark_out={out}", "--benchmark_out_format=json"],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 300
-    while not finished_entries(out):
-        if proc.poll() is not None:
-            fail(f"the run ended (exit {proc.returncode}) before its file held a benchmark: {proc.stderr.read()[-2000:]}")
-        if time.monotonic() > deadline:
-            proc.kill()
-            fail("no benchmark in the file after 300 s")
-        time.sleep(0.1)
+    wait_for_first(proc, out)
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=60)
     if proc.returncode != -signal.SIGTERM:
