@@ -2,7 +2,7 @@
 """One part of scripts/gpu-run.sh's benchmarks, whose benchmarks after one that kills the program
 still run (Python 3, standard library only).
 
-    benchmark_part.py OUT_JSON PROGRAM --benchmark_filter=REGEX [PROGRAM'S OTHER OPTIONS...]
+    benchmark_part.py [--stall SECONDS] OUT_JSON PROGRAM --benchmark_filter=REGEX [PROGRAM'S OPTIONS...]
 
 Runs PROGRAM (miniapp_benchmarks) with its options and --benchmark_out=OUT_JSON in JSON. A form's
 first run on a GPU can fault the device, and the program dies with it (SIGABRT from Kokkos, or
@@ -12,7 +12,9 @@ it did not finish is the one it died in; the ones after it run again, by their e
 OUT-resumed-N.json, as often as it dies again. Each benchmark it died in is written to
 OUT-crashed.json as an entry with error_occurred and how the program ended, so that the run's
 summary (gpu_summary.py) lists it as an error. A program stopped by SIGTERM, SIGINT or SIGKILL
-(gpu-run.sh's time limit) or ending with an exit code of its own is not run again.
+(gpu-run.sh's time limit) or ending with an exit code of its own is not run again. With --stall, a
+run whose file gains no benchmark for SECONDS (a form that hangs the device rather than faulting
+it) is aborted here (SIGABRT), and taken as one that died in the benchmark it was running.
 
 Exit codes: 0 the program finished; else the first way it ended (128 + the signal, or its exit
 code), once what could still run has run; 2 bad usage.
@@ -24,6 +26,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "report"))
 sys.dont_write_bytecode = True
@@ -52,6 +55,24 @@ def finished(path):
     return {b.get("run_name", b.get("name")) for b in data.get("benchmarks", [])}
 
 
+def run(command, path, stall):
+    """command's return code, and whether it was aborted here for stall seconds without a new
+    benchmark in path (None: no limit)."""
+    proc = subprocess.Popen(command)
+    count, since = 0, time.monotonic()
+    while True:
+        try:
+            return proc.wait(timeout=None if stall is None else 0.5), False
+        except subprocess.TimeoutExpired:
+            pass
+        now = len(finished(path))  # (a read caught mid-write counts none: only a rise is progress)
+        if now > count:
+            count, since = now, time.monotonic()
+        elif time.monotonic() - since > stall:
+            proc.send_signal(signal.SIGABRT)
+            return proc.wait(), True
+
+
 def exact(names):
     """A --benchmark_filter that matches these names and no other."""
     return "^(" + "|".join(re.sub(r"([][\\.^$|()*+?{}])", r"\\\1", n) for n in names) + ")$"
@@ -73,7 +94,14 @@ def write_crashed(path, entries):
 
 
 def main(argv):
-    if len(argv) < 3 or not any(a.startswith(FILTER) for a in argv[2:]):
+    stall = None
+    if argv[:1] == ["--stall"]:
+        try:
+            stall = float(argv[1])
+        except (IndexError, ValueError):
+            stall = -1.0
+        argv = argv[2:]
+    if len(argv) < 3 or not any(a.startswith(FILTER) for a in argv[2:]) or (stall is not None and stall <= 0):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     out, program, args = argv[0], argv[1], argv[2:]
@@ -84,10 +112,13 @@ def main(argv):
     options = [a for a in args if not a.startswith(FILTER)]
     crashed, first_code, round_, path, run_args = [], 0, 0, out, args
     while True:
-        code = subprocess.call([program, *run_args, f"--benchmark_out={path}", "--benchmark_out_format=json"])
+        code, stalled = run([program, *run_args, f"--benchmark_out={path}", "--benchmark_out_format=json"],
+                            path, stall)
         if code == 0:
             break
         shell_code, ended = how(code)
+        if stalled:
+            ended = f"aborted by benchmark_part.py after {stall:g} s without a benchmark finished (a hang?)"
         first_code = first_code or shell_code
         if code > 0 or -code in STOPS:
             print(f"benchmark_part: {os.path.basename(program)} {ended}: not run again", file=sys.stderr)

@@ -6,7 +6,7 @@
 The benchmark program here is a stand-in written by the test: it answers --benchmark_list_tests and
 --benchmark_filter as Google Benchmark does (a regex searched in each name, the names in their
 order, Kokkos' warnings on the same output), writes its --benchmark_out file an entry at a time as
-Google Benchmark 1.7 does, and dies by the signal the test names in the benchmark it names. The
+Google Benchmark 1.7 does, and dies by the signal the test names in the benchmark it names, or sleeps there. The
 real program's names and filters are checked by ctest benchmark.crashed-part, which kills
 miniapp_benchmarks itself in the middle of a part.
 """
@@ -24,7 +24,7 @@ SOURCE_DIR = None
 
 STAND_IN = textwrap.dedent("""\
     #!{python}
-    import json, os, re, signal, sys
+    import json, os, re, signal, sys, time
     args = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
     with open(os.environ["STANDIN_LOG"], "a") as log:
         log.write(json.dumps(sys.argv[1:]) + "\\n")
@@ -40,7 +40,9 @@ STAND_IN = textwrap.dedent("""\
         out.write('{{\\n  "context": {{}},\\n  "benchmarks": [\\n')
         for i, name in enumerate(names):
             out.flush()
-            if name in dies:
+            if dies.get(name, "").startswith("sleep="):  # a slow benchmark, or one that hangs
+                time.sleep(float(dies[name][6:]))
+            elif name in dies:
                 os.kill(os.getpid(), getattr(signal, dies[name]))
             entry = {{"name": name, "run_name": name, "run_type": "aggregate", "aggregate_name": "median",
                       "real_time": 1.0 + i, "time_unit": "ms"}}
@@ -64,12 +66,12 @@ class BenchmarkPart(unittest.TestCase):
         self.log = os.path.join(self.tmp, "calls.log")
         self.out = os.path.join(self.tmp, "solver.json")
 
-    def run_part(self, dies="", exit_code="", names=NAMES, options=("--benchmark_repetitions=3",)):
+    def run_part(self, dies="", exit_code="", names=NAMES, options=("--benchmark_repetitions=3",), stall=()):
         env = dict(os.environ, STANDIN_NAMES=",".join(names), STANDIN_DIES=dies, STANDIN_EXIT=exit_code,
                    STANDIN_LOG=self.log)
-        return subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "scripts", "benchmark_part.py"), self.out,
-                               self.program, "--benchmark_filter=^part-", *options],
-                              env=env, capture_output=True, text=True)
+        return subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "scripts", "benchmark_part.py"), *stall,
+                               self.out, self.program, "--benchmark_filter=^part-", *options],
+                              env=env, capture_output=True, text=True, timeout=120)
 
     def names_in(self, path):
         with open(path, encoding="utf-8") as f:  # each file must be whole JSON, not a cut one
@@ -150,11 +152,29 @@ class BenchmarkPart(unittest.TestCase):
                 self.assertNotIn("solver-resumed-1.json", self.files())
                 self.assertIn("not run again", proc.stderr)
 
+    def test_with_stall_a_hang_is_aborted_and_the_rest_run_again(self):
+        proc = self.run_part(dies=f"{NAMES[1]}:sleep=600", stall=("--stall", "1.5"))
+        self.assertEqual(proc.returncode, 128 + 6, proc.stderr)
+        self.assertEqual([c["run_name"] for c in self.crashed()], [NAMES[1]])
+        self.assertIn("aborted by benchmark_part.py after 1.5 s without a benchmark finished",
+                      self.crashed()[0]["error_message"])
+        self.assertEqual(self.names_in(os.path.join(self.tmp, "solver-resumed-1.json")), NAMES[2:])
+
+    def test_with_stall_a_slow_benchmark_under_it_is_left_alone(self):
+        proc = self.run_part(dies=f"{NAMES[1]}:sleep=1,{NAMES[3]}:sleep=1", stall=("--stall", "4"))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(self.files(), ["solver.json"])
+        self.assertEqual(self.names_in(self.out), NAMES)
+
     def test_without_a_filter_it_says_how_to_call_it(self):
         proc = subprocess.run([sys.executable, os.path.join(SOURCE_DIR, "scripts", "benchmark_part.py"), self.out,
                                self.program], capture_output=True, text=True)
         self.assertEqual(proc.returncode, 2)
-        self.assertIn("benchmark_part.py OUT_JSON PROGRAM --benchmark_filter=REGEX", proc.stderr)
+        self.assertIn("benchmark_part.py [--stall SECONDS] OUT_JSON PROGRAM --benchmark_filter=REGEX", proc.stderr)
+        for stall in ("0", "soon"):
+            proc = self.run_part(stall=("--stall", stall))
+            self.assertEqual(proc.returncode, 2, stall)
+        self.assertFalse(os.path.exists(self.log))  # refused before the program ran
 
     def test_the_summary_lists_the_benchmark_it_died_in_as_an_error(self):
         self.run_part(dies=f"{NAMES[1]}:SIGABRT")
