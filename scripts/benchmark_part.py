@@ -81,7 +81,11 @@ def exact(names):
 def how(code):
     """A return code as the shell gives it (128 + signal), and in words."""
     if code < 0:
-        return 128 - code, f"killed by {signal.Signals(-code).name}"
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:  # a signal Python has no name for (a real-time one)
+            name = f"signal {-code}"
+        return 128 - code, f"killed by {name}"
     return code, f"exit {code}"
 
 
