@@ -35,14 +35,6 @@ from miniapp_report import results, stored  # noqa: E402
 import issue_targets  # noqa: E402
 
 
-def read_env(path):
-    """KEY=VALUE lines of a run's run.env or build.env ({} where the file is missing)."""
-    if not os.path.exists(path):
-        return {}
-    with open(path, encoding="utf-8") as f:
-        return dict(line.rstrip("\n").split("=", 1) for line in f if "=" in line)
-
-
 class Run:
     def __init__(self, directory, space):
         self.directory = directory.rstrip("/")
@@ -51,8 +43,8 @@ class Run:
         self.calibration = None  # the first deck's probe of the space
         self.kokkos = "?"
         self.label = ""
-        self.gpu = read_env(os.path.join(self.directory, "run.env")).get("device_name", "?")
-        self.commit = read_env(os.path.join(self.directory, "build.env")).get("PROJECT_COMMIT", "?")
+        self.gpu = stored.read_env(os.path.join(self.directory, "run.env")).get("device_name", "?")
+        self.commit = stored.read_env(os.path.join(self.directory, "build.env")).get("PROJECT_COMMIT", "?")
         for path in stored.matching(os.path.join(self.directory, "decks", "*", "results.json")):
             deck = os.path.basename(os.path.dirname(path))
             source, points = results.read_file(path)

@@ -51,18 +51,6 @@ SEED000_POLICY_ORDER = [Policy.HOST, Policy.COPY_EVERY_ITERATION, Policy.COPY_EV
 SWEEP_ROWS = 8  # a group with more sizes than this is shortened to its ends and the sizes around its crossover
 
 
-def read_env(path):
-    values = {}
-    if os.path.isfile(path):
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                line = line.rstrip("\n")
-                if "=" in line and not line.startswith("#"):
-                    key, value = line.split("=", 1)
-                    values[key] = value.strip('"')
-    return values
-
-
 def read_steps(path):
     if not os.path.isfile(path):
         return []
@@ -120,8 +108,8 @@ def known(value):
 class Run:
     def __init__(self, directory):
         self.dir = directory
-        self.env = read_env(os.path.join(directory, "run.env"))
-        self.build = read_env(os.path.join(directory, "build.env"))
+        self.env = stored.read_env(os.path.join(directory, "run.env"))
+        self.build = stored.read_env(os.path.join(directory, "build.env"))
         self.steps = read_steps(os.path.join(directory, "steps.tsv"))
         self.device = self.env.get("device_space", Space.CUDA)
         self.host = self.env.get("host_space", Space.OPENMP)

@@ -7,7 +7,7 @@ import glob
 import json
 import lzma
 import os
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 SUFFIX = ".xz"
 
@@ -38,6 +38,20 @@ def plain(path: str) -> str:
 def matching(pattern: str) -> List[str]:
     """The files a glob PATTERN names, plain or compressed, by their plain names, sorted."""
     return sorted({plain(p) for p in glob.glob(pattern) + glob.glob(pattern + SUFFIX)})
+
+
+def read_env(path: str) -> Dict[str, str]:
+    """A run directory's KEY=VALUE file (gpu-run.sh's run.env, build.env) as a dict, quotes around
+    a value dropped and # lines left out; {} where PATH is not there."""
+    values = {}
+    if os.path.isfile(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if "=" in line and not line.startswith("#"):
+                    key, value = line.split("=", 1)
+                    values[key] = value.strip('"')
+    return values
 
 
 def read_benchmarks(path: str) -> Tuple[Any, bool]:
