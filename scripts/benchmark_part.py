@@ -127,7 +127,8 @@ def main(argv):
         if code > 0 or -code in STOPS:
             print(f"benchmark_part: {os.path.basename(program)} {ended}: not run again", file=sys.stderr)
             break
-        done = finished(path)  # this run's names it did not finish, in their order, next
+        done = finished(path)
+        # this run's names it did not finish, in their order: the first is the one it died in
         plan = [n for n in (listed(program, args) if plan is None else plan) if n not in done]
         if not plan:  # died after its last benchmark: nothing is left to run
             break

@@ -6,9 +6,9 @@
 The benchmark program here is a stand-in written by the test: it answers --benchmark_list_tests and
 --benchmark_filter as Google Benchmark does (a regex searched in each name, the names in their
 order, Kokkos' warnings on the same output), writes its --benchmark_out file an entry at a time as
-Google Benchmark 1.7 does, and dies by the signal the test names in the benchmark it names, or sleeps there. The
-real program's names and filters are checked by ctest benchmark.crashed-part, which kills
-miniapp_benchmarks itself in the middle of a part.
+Google Benchmark 1.7 does, and dies by the signal the test names in the benchmark it names, or
+sleeps there. The real program's names and filters are checked by ctest benchmark.crashed-part,
+which kills miniapp_benchmarks itself in the middle of a part.
 """
 
 import json
