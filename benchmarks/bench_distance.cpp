@@ -6,6 +6,7 @@
 // spaces): the same bytes by direct's non-temporal stores. `distance-direct-squared`: direct
 // without the square roots.
 
+#include "miniapp/core/pack16.hpp"
 #include "miniapp/workloads/distance/direct_flat.hpp"
 #include "miniapp/workloads/distance/distance.hpp"
 
@@ -52,6 +53,32 @@ void fill_flat(benchmark::State& state) {
                          });
   });
   rate_counters(state, {0, 0, static_cast<double>(n * n * sizeof(Scalar))});
+}
+
+// The same with 16-byte stores: K values a thread as K / 4 packs (Pack16), a (K / 4)-th of the
+// View apart, so a warp's stores are one contiguous run: the bound of direct's pack form
+// (kernels::direct_packs), which writes the output so.
+template <class Space, int K>
+void fill_packs(benchmark::State& state) {
+  using Pack = Pack16<float>;
+  static_assert(K % Pack::kValues == 0, "whole packs a thread");
+  const auto n = static_cast<std::size_t>(state.range(0));
+  Kokkos::View<float**, Kokkos::LayoutRight, typename Space::memory_space> v("fill", n, n);
+  float* const data = v.data();
+  const auto packs = static_cast<std::int64_t>(v.span() / Pack::kValues);  // n a multiple of 4: all of it
+  constexpr int P = K / Pack::kValues;
+  const std::int64_t q = (packs + P - 1) / P;
+  const Space space;
+  time_iterations(state, space, [&] {
+    Kokkos::parallel_for("bench::fill-packs", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, q),
+                         KOKKOS_LAMBDA(const std::int64_t t) {
+                           Pack ones;
+                           for (int w = 0; w < Pack::kValues; ++w) ones.v[w] = 1.0f;
+                           for (int p = 0; p < P; ++p)
+                             if (t + p * q < packs) store_pack<Space>(data + (t + p * q) * Pack::kValues, ones);
+                         });
+  });
+  rate_counters(state, {0, 0, static_cast<double>(n * n * sizeof(float))});
 }
 
 template <class Scalar, class Space>
@@ -103,8 +130,12 @@ void distance_matrix(benchmark::State& state, const std::string& variant, const 
 // One device form of a variant into the kernel's own matrix after the same coordinate-major copy
 // as the workload's, verified like its result: run(space, coordinates, out, rows, dim). A bound
 // probe (written false: the form's work without its stores, nothing to verify) reports its time
-// alone.
-template <class Space, class Run>
+// alone. Read::given: no copy, the form reads the points as the kernel holds them (a point's
+// coordinates side by side), which a form whose column points are loaded once for several rows
+// may afford: the copy is a launch of its own before every matrix.
+enum class Read { coordinate_major, given };
+
+template <class Space, Read read = Read::coordinate_major, class Run>
 void distance_form(benchmark::State& state, const char* variant, const Run& run, const bool written = true) {
   const auto n = static_cast<std::size_t>(state.range(0));
   distance::Params p;
@@ -115,8 +146,12 @@ void distance_form(benchmark::State& state, const char* variant, const Run& run,
   const auto out = k.distances().device;
   const Space space;
   time_iterations(state, space, [&] {
-    distance::kernels::coordinate_major(space, k.points().device, coordinates, p.dim);
-    run(space, coordinates, out, static_cast<std::int64_t>(n), p.dim);
+    if constexpr (read == Read::given) {
+      run(space, k.points().device, out, static_cast<std::int64_t>(n), p.dim);
+    } else {
+      distance::kernels::coordinate_major(space, k.points().device, coordinates, p.dim);
+      run(space, coordinates, out, static_cast<std::int64_t>(n), p.dim);
+    }
   });
   if (!written) {
     state.SetLabel("bound probe: the entries computed, not written");
@@ -130,19 +165,23 @@ void distance_form(benchmark::State& state, const char* variant, const Run& run,
 
 // direct's forms: the flat form with K entries per thread (kernels::direct_flat), or with K = 0
 // the team form (kernels::direct_team, the form devices ran before the flat one); with R > 1, R
-// rows and K columns a thread (kernels::direct_block).
-template <int K, class Space, int R = 1>
+// rows and K columns a thread (kernels::direct_block), with Packs in 16-byte stores
+// (kernels::direct_packs); read: the points after the workload's coordinate-major copy, or as given.
+template <int K, class Space, int R = 1, bool Packs = false, Read read = Read::coordinate_major>
 void distance_direct_form(benchmark::State& state) {
-  distance_form<Space>(state, "direct", [](const Space& space, const auto& coordinates, const auto& out,
-                                           std::int64_t rows, int dim) {
-    if constexpr (K == 0) {
-      distance::kernels::direct_team(space, coordinates, out, 0, rows, dim, false);
-    } else if constexpr (R > 1) {
-      distance::kernels::direct_block<R, K>(space, coordinates, out, 0, rows, dim, false);
-    } else {
-      distance::kernels::direct_flat<K>(space, coordinates, out, 0, rows, dim, false);
-    }
-  });
+  distance_form<Space, read>(
+      state, "direct",
+      [](const Space& space, const auto& coordinates, const auto& out, std::int64_t rows, int dim) {
+        if constexpr (K == 0) {
+          distance::kernels::direct_team(space, coordinates, out, 0, rows, dim, false);
+        } else if constexpr (Packs) {
+          distance::kernels::direct_packs<R, K>(space, coordinates, out, 0, rows, dim, false);
+        } else if constexpr (R > 1) {
+          distance::kernels::direct_block<R, K>(space, coordinates, out, 0, rows, dim, false);
+        } else {
+          distance::kernels::direct_flat<K>(space, coordinates, out, 0, rows, dim, false);
+        }
+      });
 }
 
 // The flat form's bound probe: every entry computed as direct_flat<K> computes it, none written
@@ -202,6 +241,13 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
           ->Arg(1024)->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("fill-flat-k16/float32/" + s).c_str(), fill_flat<float, Space, 16>)
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      // the same values a thread in 16-byte stores
+      benchmark::RegisterBenchmark(("fill-packs-k4/float32/" + s).c_str(), fill_packs<Space, 4>)
+          ->Arg(1024)->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("fill-packs-k8/float32/" + s).c_str(), fill_packs<Space, 8>)
+          ->Arg(1024)->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("fill-packs-k16/float32/" + s).c_str(), fill_packs<Space, 16>)
+          ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
     }
     for (const VariantInfo& v : distance::DistanceWorkload::variants())
       if (v.unavailable_reason.empty())
@@ -238,6 +284,20 @@ MINIAPP_BENCHMARKS(register_distance_benchmarks) {
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("distance-direct-block-r4-k8/float32/" + s).c_str(),
                                    distance_direct_form<8, Space, 4>)
+          ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      // the workload's block (4 rows x 8 columns) reading the points as given (no coordinate-major
+      // copy: a launch fewer), and in 16-byte stores, with the points copied or as given
+      benchmark::RegisterBenchmark(("distance-direct-block-r4-k8-given/float32/" + s).c_str(),
+                                   distance_direct_form<8, Space, 4, false, Read::given>)
+          ->Arg(1024)->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("distance-direct-packs-r4-k8/float32/" + s).c_str(),
+                                   distance_direct_form<8, Space, 4, true>)
+          ->Arg(1024)->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("distance-direct-packs-r4-k8-given/float32/" + s).c_str(),
+                                   distance_direct_form<8, Space, 4, true, Read::given>)
+          ->Arg(1024)->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("distance-direct-packs-r4-k16/float32/" + s).c_str(),
+                                   distance_direct_form<16, Space, 4, true>)
           ->Arg(4096)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
       // tiled as a team per tile of 16 rows x 256 columns (the workload's: a team per 16 rows)
       benchmark::RegisterBenchmark(("distance-tiled-blocks/float32/" + s).c_str(), distance_tiled_blocks<Space>)

@@ -317,7 +317,7 @@ benchmarks_step() {
     # copy: the bounds, on both spaces: the copy, every fill (the fastest is the distance's bound),
     # and what one launch costs before any work
     [ "$part" = copy ] &&
-      filter="^(copy|fill|fill-flat|fill-flat-k[0-9]+|fill-deep-copy)/.*/($DEVICE_SPACE|$HOST_SPACE)/|^launch-(range|team)/($DEVICE_SPACE|$HOST_SPACE)/"
+      filter="^(copy|fill|fill-flat|fill-flat-k[0-9]+|fill-packs-k[0-9]+|fill-deep-copy)/.*/($DEVICE_SPACE|$HOST_SPACE)/|^launch-(range|team)/($DEVICE_SPACE|$HOST_SPACE)/"
     # matrix: gemm-tiled's two device forms at 4096 too (a few seconds each, 3 repetitions);
     # solver: dense-blocked's leaf forms and dense-vendor at 4096 (37 s on the H200 on 2026-11-29
     # with eight of them; the resident forms and the two at 4096 since); distance: 37 entries took

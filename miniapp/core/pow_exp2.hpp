@@ -17,6 +17,7 @@
 // exact pairs (Fast2Sum, the error terms), and nvcc and clang (HIP) contract by default, so every
 // operation here is written as an fma (namespace exact).
 
+#include "miniapp/core/fused.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
 #include "miniapp/core/pow_float_constants.hpp"
 
@@ -45,13 +46,7 @@ Kokkos::View<LogEntry[16], typename Space::memory_space> log_table(const Space& 
 namespace exact {
 // Every operation a single fma, which no compiler splits or fuses further: a b + (-0), a + b,
 // a - b, each rounded once as written, signed zeros included.
-KOKKOS_FORCEINLINE_FUNCTION float fma(float a, float b, float c) {
-#if defined(__CUDA_ARCH__)
-  return __fmaf_rn(a, b, c);
-#else
-  return __builtin_fmaf(a, b, c);
-#endif
-}
+KOKKOS_FORCEINLINE_FUNCTION float fma(float a, float b, float c) { return fused(a, b, c); }
 KOKKOS_FORCEINLINE_FUNCTION float mul(float a, float b) { return fma(a, b, -0.0f); }
 KOKKOS_FORCEINLINE_FUNCTION float add(float a, float b) { return fma(a, 1.0f, b); }
 KOKKOS_FORCEINLINE_FUNCTION float sub(float a, float b) { return fma(b, -1.0f, a); }

@@ -119,7 +119,7 @@ forms_args=(--prebuilt --backend host --build-dir "$tmp/hostfake" --skip unit-te
 filters() { "$G" "${forms_args[@]}" "$@" 2>&1 | sed -n 's/.*benchmarks:[a-z]*: --benchmark_filter=//p'; }
 got_workloads=$(filters --benchmark-forms workloads --results "$tmp/wf"); got_all=$(filters --results "$tmp/af")
 got_open=$(filters --benchmark-forms open --results "$tmp/of")
-copy_filter="^(copy|fill|fill-flat|fill-flat-k[0-9]+|fill-deep-copy)/.*/(openmp|serial)/|^launch-(range|team)/(openmp|serial)/"
+copy_filter="^(copy|fill|fill-flat|fill-flat-k[0-9]+|fill-packs-k[0-9]+|fill-deep-copy)/.*/(openmp|serial)/|^launch-(range|team)/(openmp|serial)/"
 matrix_workload="matrix-elementwise-multiply|matrix-elementwise-power|matrix-gemm-naive|matrix-gemm-tiled|matrix-gemm-kokkos-kernels"
 regression_workload="regression-blas|regression-fused|regression-stream-read"
 want_workloads="$copy_filter

@@ -1,3 +1,4 @@
+#include "miniapp/core/pack16.hpp"
 #include "miniapp/workloads/distance/direct_flat.hpp"
 #include "miniapp/workloads/distance/distance.hpp"
 
@@ -378,6 +379,75 @@ TYPED_TEST(DistanceTest, FlatMappingOfDirectEqualsDirectExactly) {
       expect_flat_equals_direct<8, Space, 4>(dim, 301, 0, 301, squared);
       expect_flat_equals_direct<8, Space, 4>(dim, 3, 1, 2, squared);
     }
+}
+
+namespace {
+// Rows [row0, row0 + rows) by direct_packs<R, K> into columns [offset, offset + n) of a View
+// `offset` values wider than n (offset 0: rows 16-byte aligned where n is a whole number of packs),
+// against direct's team form on the coordinate-major points, bit for bit. given: the pack form
+// reads the points as the kernel holds them. Whether the packs ran (packs_fit) is asserted as the
+// caller expects, so a case meant for the 16-byte stores cannot pass through the fallback.
+template <class Scalar, int R, int K, class Space>
+void expect_packs_equal_direct(int dim, std::size_t n, std::int64_t row0, std::int64_t rows, bool squared,
+                               std::size_t offset, bool given, bool packs_expected) {
+  distance::Params p;
+  p.dim = dim;
+  distance::Kernel<Scalar, Space> k(p, "direct", n);
+  k.generate_inputs(7);
+  k.points().copy_to_device();
+  const Space space;
+  using Memory = typename Space::memory_space;
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Memory> coordinates("coordinates", n, dim);
+  Kokkos::View<Scalar**, Kokkos::LayoutRight, Memory> wide("wide", rows, n + offset), team("team", rows, n);
+  Kokkos::deep_copy(wide, Scalar(-1));  // an entry the kernel misses stays -1
+  const auto out = Kokkos::subview(wide, Kokkos::ALL(), Kokkos::make_pair(offset, offset + n));
+  distance::kernels::coordinate_major(space, k.points().device, coordinates, dim);
+  const bool fits = distance::kernels::packs_fit(out) && (dim == 2 || dim == 3);
+  EXPECT_EQ(fits, packs_expected) << "n " << n << ", offset " << offset << ", dim " << dim;
+  if (given) distance::kernels::direct_packs<R, K>(space, k.points().device, out, row0, rows, dim, squared);
+  else distance::kernels::direct_packs<R, K>(space, coordinates, out, row0, rows, dim, squared);
+  distance::kernels::direct_team(space, coordinates, team, row0, rows, dim, squared);
+  const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), wide);
+  const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), team);
+  std::size_t differing = 0, outside = 0;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    for (std::size_t j = 0; j < n; ++j) differing += a(i, offset + j) != b(i, j);
+    for (std::size_t j = 0; j < offset; ++j) outside += a(i, j) != Scalar(-1);
+  }
+  EXPECT_EQ(differing, 0u) << "R " << R << ", K " << K << ", dim " << dim << ", n " << n << ", rows " << row0 << " + "
+                           << rows << ", offset " << offset << (given ? ", points as given" : "")
+                           << (squared ? ", squared" : "");
+  EXPECT_EQ(outside, 0u) << "written outside the output";
+}
+
+template <class Scalar, class Space>
+void expect_pack_forms_equal_direct() {
+  constexpr std::size_t w = Pack16<Scalar>::kValues;
+  for (int dim : {1, 2, 3, 7}) {
+    const bool compiled = dim == 2 || dim == 3;  // other dimensions: the block form
+    for (bool squared : {false, true}) {
+      // whole packs: every row aligned; rows not a multiple of R, a block starting inside
+      expect_packs_equal_direct<Scalar, 4, 8, Space>(dim, 300, 0, 300, squared, 0, false, compiled);
+      expect_packs_equal_direct<Scalar, 4, 8, Space>(dim, 300, 37, 99, squared, 0, true, compiled);
+      expect_packs_equal_direct<Scalar, 4, 16, Space>(dim, 300, 0, 300, squared, 0, false, compiled);
+      expect_packs_equal_direct<Scalar, 1, 8, Space>(dim, 300, 5, 30, squared, 0, true, compiled);
+      // fewer packs than a thread takes; one pack
+      expect_packs_equal_direct<Scalar, 4, 16, Space>(dim, 2 * w, 0, 2 * w, squared, 0, false, compiled);
+      expect_packs_equal_direct<Scalar, 4, 8, Space>(dim, w, 0, w, squared, 0, true, compiled);
+      // not whole packs, rows off the 16-byte boundary: direct_block's stores
+      expect_packs_equal_direct<Scalar, 4, 8, Space>(dim, 301, 0, 301, squared, 0, false, false);
+      expect_packs_equal_direct<Scalar, 4, 8, Space>(dim, 300, 0, 50, squared, 1, true, false);
+      expect_packs_equal_direct<Scalar, 4, 8, Space>(dim, 300, 0, 50, squared, w, false, compiled);
+    }
+  }
+}
+}  // namespace
+
+// direct's 16-byte store form (prepared for devices) on every space, float32 (packs of 4) and
+// float64 (of 2).
+TYPED_TEST(DistanceTest, PackFormOfDirectEqualsDirectExactly) {
+  expect_pack_forms_equal_direct<float, TypeParam>();
+  expect_pack_forms_equal_direct<double, TypeParam>();
 }
 
 // An output over kStreamOutputBytes, whose host rows go out through non-temporal stores: rows

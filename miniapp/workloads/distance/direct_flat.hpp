@@ -7,9 +7,11 @@
 #include "miniapp/core/flat_index.hpp"
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/pack16.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/workloads/distance/kernels.hpp"
 
+#include <cstddef>
 #include <cstdint>
 
 namespace miniapp::distance::kernels {
@@ -118,6 +120,70 @@ void direct_block(const Space& space, const Points& points, const Out& out, std:
                   int dim, bool squared) {
   with_dimension(dim, [&](auto fixed) {
     direct_block_rows<R, K, decltype(fixed)::value>(space, points, out, row0, rows, dim, squared);
+  });
+}
+
+// direct_block with 16-byte stores (prepared for GPUs, not the workload's form until timed): the
+// block form issues, per entry, the distance's arithmetic, a square root and a store with its own
+// 64-bit address, and its time on a GPU is its work and its bytes one after the other
+// (docs/tuning-notes.md, "distance: direct"). Here a thread's K columns are K / W packs of W
+// consecutive columns (W = 4 in float32, 2 in float64: Pack16), pack p of thread c being columns
+// (c + p q) W .. + W - 1 (q = ceil(n / K)), so a warp's pack stores are still one contiguous run
+// and each row of a block costs K / W stores instead of K. Needs every row of `out` to start on a
+// 16-byte boundary and n a whole number of packs (packs_fit); elsewhere, and for dimensions read
+// at run time, it is direct_block<R, K>. The same squared_distance: the same bits as every form.
+template <class Out>
+bool packs_fit(const Out& out) {
+  using Scalar = typename Out::non_const_value_type;
+  constexpr std::size_t w = Pack16<Scalar>::kValues;
+  return out.stride(1) == 1 && out.stride(0) % w == 0 && out.extent(1) % w == 0 &&
+         reinterpret_cast<std::uintptr_t>(out.data()) % 16 == 0;
+}
+
+template <int R, int K, int Dim, class Space, class Points, class Out, MINIAPP_KERNEL_UNIT>
+void direct_packs_rows(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
+                       bool squared) {
+  using Scalar = typename Out::non_const_value_type;
+  constexpr int W = Pack16<Scalar>::kValues, P = K / W;
+  static_assert(Dim > 0 && R >= 1 && R <= 8 && P >= 1 && P * W == K && K <= 16, "rows, packs a thread");
+  const ColumnThreads range(static_cast<std::int64_t>(points.extent(0)) / W, (rows + R - 1) / R, P);
+  Scalar* const data = out.data();
+  const std::int64_t stride = static_cast<std::int64_t>(out.stride(0));
+  Kokkos::parallel_for(
+      "distance::direct-packs", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, range.threads),
+      KOKKOS_LAMBDA(const std::int64_t t) {
+        const std::int64_t block = range.split.row(t), c = t - block * range.q;
+        HeldColumns<Dim, Scalar, K> held;
+        for (int p = 0; p < P; ++p) {
+          const bool in = c + p * range.q < range.n;
+          const std::int64_t j0 = (c + p * range.q) * W;
+          for (int w = 0; w < W; ++w)
+            for (int d = 0; d < Dim; ++d) held.c[p * W + w][d] = in ? points(j0 + w, d) : Scalar(0);
+        }
+        for (int r = 0; r < R && block * R + r < rows; ++r) {
+          const RowPoint<Dim, Points> own(points, row0 + block * R + r);
+          Scalar* const row = data + (block * R + r) * stride;
+          for (int p = 0; p < P && c + p * range.q < range.n; ++p) {
+            Pack16<Scalar> pack;
+            for (int w = 0; w < W; ++w) {
+              const Scalar s = squared_distance<Dim>(own, held, p * W + w, Dim);
+              pack.v[w] = squared ? s : compat::math::sqrt(s);
+            }
+            store_pack<Space>(row + (c + p * range.q) * W, pack);
+          }
+        }
+      });
+}
+
+template <int R, int K, class Space, class Points, class Out>
+void direct_packs(const Space& space, const Points& points, const Out& out, std::int64_t row0, std::int64_t rows,
+                  int dim, bool squared) {
+  with_dimension(dim, [&](auto fixed) {
+    constexpr int Dim = decltype(fixed)::value;
+    if constexpr (Dim > 0) {
+      if (packs_fit(out)) return direct_packs_rows<R, K, Dim>(space, points, out, row0, rows, squared);
+    }
+    direct_block_rows<R, K, Dim>(space, points, out, row0, rows, dim, squared);
   });
 }
 

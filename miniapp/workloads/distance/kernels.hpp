@@ -4,6 +4,7 @@
 // of a chunked run. Free functions, not members: CUDA extended lambdas may not live in private
 // member functions, and capturing `this` would copy a host object to the device.
 
+#include "miniapp/core/fused.hpp"
 #include "miniapp/core/host_simd.hpp"
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
@@ -117,14 +118,21 @@ struct RowPoint<0, Points> {
   KOKKOS_INLINE_FUNCTION typename Points::non_const_value_type operator[](int k) const { return points(i, k); }
 };
 
-// The one expression every matrix kernel evaluates, so that they agree bit for bit (with FMA
-// contraction, differently written sums round differently). Dim > 0: unrolled.
+// The one expression every matrix kernel evaluates, so that they agree bit for bit. Each square
+// is added by a fused multiply-add wherever the target has one: left to contraction, the same
+// sum was fused in one form and not in another on a host (GCC multiplied a point's coordinates
+// as one vector where they sat side by side, then added the lanes), a last-bit difference.
+// Dim > 0: unrolled.
 template <int Dim, class Own, class Columns>
 KOKKOS_INLINE_FUNCTION auto squared_distance(const Own& own, const Columns& columns, std::int64_t j, int dim) {
   typename Columns::non_const_value_type s = 0;
   for (int k = 0; k < (Dim > 0 ? Dim : dim); ++k) {
     const auto d = own[k] - columns(j, k);
+#if MINIAPP_FUSED_IN_HARDWARE
+    s = fused(d, d, s);
+#else
     s += d * d;
+#endif
   }
   return s;
 }

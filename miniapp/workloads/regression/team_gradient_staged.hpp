@@ -9,30 +9,22 @@
 // chain waits on scratch, not on memory. Not the workload's form until measured: benchmarks
 // regression-sums-registers-lanes4-staged and -lanes8-staged (docs/tuning-notes.md).
 
+#include "miniapp/core/pack16.hpp"
 #include "miniapp/core/spaces.hpp"
 #include "miniapp/core/unroll.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
-#include <cstring>
 
 namespace miniapp::regression {
 
-// 16 bytes of values, one load instruction on a GPU where its address is 16-byte aligned.
-template <class Scalar>
-struct alignas(16) StagePack {
-  static constexpr int kValues = static_cast<int>(16 / sizeof(Scalar));
-  Scalar v[kValues];
-};
-
 // n values from `from` (in Space's memory) to `to` (the team's scratch) by all the team's lanes:
-// the values before `from`'s first 16-byte boundary one a lane, then a StagePack a lane, then the
+// the values before `from`'s first 16-byte boundary one a lane, then a Pack16 a lane, then the
 // rest one a lane. Host spaces copy each pack with memcpy, devices load it as one.
 template <class Space, class Member, class Scalar>
 KOKKOS_INLINE_FUNCTION void stage_values(const Member& team, const Scalar* from, const int n, Scalar* to) {
-  using Pack = StagePack<Scalar>;
-  constexpr int kPack = Pack::kValues;
+  constexpr int kPack = Pack16<Scalar>::kValues;
   const auto offset = static_cast<int>(reinterpret_cast<std::uintptr_t>(from) % 16 / sizeof(Scalar));
   const int head_end = offset == 0 ? 0 : (kPack - offset < n ? kPack - offset : n);
   const int packs = (n - head_end) / kPack, tail = head_end + packs * kPack;
@@ -41,9 +33,7 @@ KOKKOS_INLINE_FUNCTION void stage_values(const Member& team, const Scalar* from,
       to[e] = from[e];
     } else if (e < head_end + packs) {
       const int first = head_end + (e - head_end) * kPack;
-      Pack p;
-      if constexpr (is_host_space<Space>()) std::memcpy(&p, from + first, sizeof p);
-      else p = *reinterpret_cast<const Pack*>(from + first);
+      const Pack16<Scalar> p = load_pack<Space>(from + first);
       MINIAPP_UNROLL
       for (int k = 0; k < kPack; ++k) to[first + k] = p.v[k];
     } else {
