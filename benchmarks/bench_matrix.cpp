@@ -71,8 +71,9 @@ auto power_of(const Table& table) {
 
 // elementwise_strided, K elements per thread (device spaces), or with R > 1 elementwise_pipelined,
 // R rounds of K, or with Exp2 elementwise_exp2<K>, on the same arrays as `elementwise`, checked
-// against the host's reference like the workload's own result.
-template <int K, class Space, int R = 1, bool Exp2 = false>
+// against the host's reference like the workload's own result. Packs: elementwise_packs with K
+// 16-byte packs a thread, pow the space's or (Exp2) pow_exp2's.
+template <int K, class Space, int R = 1, bool Exp2 = false, bool Packs = false>
 void elementwise_k(benchmark::State& state, matrix::Operation op) {
   matrix::Params p;
   p.op = op;
@@ -82,7 +83,9 @@ void elementwise_k(benchmark::State& state, matrix::Operation op) {
   const Space space;
   const auto table = pow_exp2::log_table(space);
   time_iterations(state, space, [&] {
-    if constexpr (Exp2) {
+    if constexpr (Packs) {
+      matrix::elementwise_packs<K>(space, op, k.x().device, k.y().device, k.z().device, power_of<Exp2>(table));
+    } else if constexpr (Exp2) {
       matrix::elementwise_exp2<K>(space, k.x().device, k.y().device, k.z().device, table);
     } else if constexpr (R > 1) {
       matrix::elementwise_pipelined<K, R>(space, op, k.x().device, k.y().device, k.z().device);
@@ -228,6 +231,14 @@ MINIAPP_BENCHMARKS(register_matrix_benchmarks) {
       benchmark::RegisterBenchmark(("matrix-elementwise-power-exp2-k4-compute/float32/" + s).c_str(),
                                    power_compute<matrix::kDeviceElementsPerThread, Space, true>)
           ->Arg(kElementwiseColumns)->UseManualTime()->Unit(benchmark::kMillisecond);
+      // 16-byte packs (prepared): one load of x, one of y and one store of z a pack of 4 values,
+      // one or two packs a thread, pow the space's or pow_exp2's
+      strided("matrix-elementwise-power-packs-p1", elementwise_k<1, Space, 1, false, true>, matrix::Operation::Power);
+      strided("matrix-elementwise-power-packs-p2", elementwise_k<2, Space, 1, false, true>, matrix::Operation::Power);
+      strided("matrix-elementwise-multiply-packs-p1", elementwise_k<1, Space, 1, false, true>,
+              matrix::Operation::Multiply);
+      strided("matrix-elementwise-power-exp2-packs-p1", elementwise_k<1, Space, 1, true, true>,
+              matrix::Operation::Power);
     }
     for (const char* variant : {"gemm-naive", "gemm-tiled", "gemm-kokkos-kernels"}) {
       if (std::string(variant) == "gemm-kokkos-kernels" && !compat::kHasKokkosKernels) continue;

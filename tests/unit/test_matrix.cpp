@@ -1,5 +1,6 @@
 #include "miniapp/core/deck.hpp"
 #include "miniapp/core/host_vector_math.hpp"
+#include "miniapp/core/pack16.hpp"
 #include "miniapp/core/pow_exp2.hpp"
 #if MINIAPP_HOST_SIMD
 #include "miniapp/core/host_powf_float.hpp"
@@ -441,6 +442,55 @@ TYPED_TEST(MatrixTest, Exp2ElementwiseComputesEveryElementOnce) {
                                             [&](const Space& space, matrix::Operation, const auto& x, const auto& y,
                                                 const auto& z) { matrix::elementwise_exp2<4>(space, x, y, z, table); });
   }
+}
+
+namespace {
+// elementwise_packs<P> (16-byte packs, prepared for devices) against elementwise_strided with the
+// same elements a thread, bit for bit, on arrays of `size` values starting `offset` values into
+// their allocations: offset 0 takes the packs (the tail past the last whole pack included),
+// offset 1 the fallback.
+template <class Scalar, int P, class Space>
+void expect_packs_equal_strided(matrix::Operation op, std::size_t size, std::size_t offset) {
+  SCOPED_TRACE(std::to_string(size) + " values, offset " + std::to_string(offset) + ", " + std::to_string(P) +
+               " packs a thread, " + (sizeof(Scalar) == 4 ? "float32" : "float64"));
+  using View = Kokkos::View<Scalar*, typename Space::memory_space>;
+  View xa("x", size + offset), ya("y", size + offset), za("z", size + offset), sa("strided", size + offset);
+  const auto part = Kokkos::make_pair(offset, offset + size);
+  const auto x = Kokkos::subview(xa, part), y = Kokkos::subview(ya, part), z = Kokkos::subview(za, part),
+             strided = Kokkos::subview(sa, part);
+  matrix::fill_device<false>(Space(), xa, 11, 0);
+  matrix::fill_device<false>(Space(), ya, 12, 0);
+  Kokkos::deep_copy(za, Scalar(-1));
+  matrix::elementwise_packs<P>(Space(), op, x, y, z);
+  matrix::elementwise_strided<P * Pack16<Scalar>::kValues>(Space(), op, x, y, strided);
+  const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), za);
+  const auto want = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sa);
+  std::size_t differing = 0;
+  for (std::size_t i = 0; i < size; ++i) differing += got(offset + i) != want(offset + i);
+  EXPECT_EQ(differing, 0u);
+  if (offset > 0) EXPECT_EQ(got(0), Scalar(-1)) << "written before the array";
+}
+}  // namespace
+
+// elementwise_packs (prepared for devices): every element once, with the strided form's values,
+// whole packs and a tail, fewer values than a pack, arrays off the 16-byte boundary; with pow_exp2
+// against the host reference.
+TYPED_TEST(MatrixTest, PacksElementwiseEqualsTheStridedForm) {
+  using Space = TypeParam;
+  for (const std::size_t size : {std::size_t{1}, std::size_t{3}, std::size_t{8}, std::size_t{1001}})
+    for (const std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
+      expect_packs_equal_strided<float, 1, Space>(matrix::Operation::Power, size, offset);
+      expect_packs_equal_strided<float, 2, Space>(matrix::Operation::Multiply, size, offset);
+      expect_packs_equal_strided<double, 1, Space>(matrix::Operation::Power, size, offset);
+      expect_packs_equal_strided<double, 2, Space>(matrix::Operation::Multiply, size, offset);
+    }
+  const auto table = pow_exp2::log_table(Space());
+  for (const std::size_t size : {std::size_t{1}, std::size_t{1001}})
+    expect_elementwise_form_verifies<Space>(
+        matrix::Operation::Power, size, "exp2 in packs",
+        [&](const Space& space, matrix::Operation, const auto& x, const auto& y, const auto& z) {
+          matrix::elementwise_packs<1>(space, matrix::Operation::Power, x, y, z, matrix::Exp2Pow{table.data()});
+        });
 }
 
 namespace {

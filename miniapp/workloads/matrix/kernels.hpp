@@ -6,6 +6,7 @@
 #include "miniapp/core/host_vector_math.hpp"
 #include "miniapp/core/kernel_unit.hpp"
 #include "miniapp/core/kokkos_compat.hpp"
+#include "miniapp/core/pack16.hpp"
 #include "miniapp/core/pow_exp2.hpp"
 #include "miniapp/core/random.hpp"
 #include "miniapp/core/spaces.hpp"
@@ -134,6 +135,55 @@ template <int K, int R, class Space, class View, MINIAPP_KERNEL_UNIT>
 void elementwise_pipelined(const Space& space, Operation op, const View& x, const View& y, const View& z) {
   static_assert(K >= 1 && K <= 8 && R >= 2 && R <= 16, "elements a round, rounds (one: strided)");
   elementwise_rounds<K, R, Space, View, SpacePow, KernelUnit>("matrix::elementwise-pipelined", space, op, x, y, z);
+}
+
+// z = x ** y or x * y in 16-byte packs (Pack16: 4 float32 or 2 float64 values), prepared for
+// devices: thread e takes packs e + p q, p < P (q = ceil(packs / P)), so neighbouring threads
+// touch neighbouring packs, and loads each pack of x and y and stores each of z as one vector
+// access, where elementwise_strided issues two loads and a store an element, each with its own
+// 64-bit address: fewer instructions beside pow, which bounds x ** y on the GPUs measured
+// (docs/tuning-notes.md). Thread 0 also takes the elements past the last whole pack. Arrays not
+// all 16-byte aligned take elementwise_strided's form with the same elements a thread. The same
+// power_of(a, b) and a * b as every form: the same values.
+template <int P, class Space, class View, class Power = SpacePow, MINIAPP_KERNEL_UNIT>
+void elementwise_packs(const Space& space, Operation op, const View& x, const View& y, const View& z,
+                       const Power power_of = {}) {
+  using Scalar = typename View::value_type;
+  using Pack = Pack16<Scalar>;
+  constexpr int W = Pack::kValues;
+  static_assert(P >= 1 && P <= 4, "packs a thread");
+  const auto aligned = [](const Scalar* data) { return reinterpret_cast<std::uintptr_t>(data) % 16 == 0; };
+  if (!aligned(x.data()) || !aligned(y.data()) || !aligned(z.data()))
+    return elementwise_rounds<P * W, 1, Space, View, Power, KernelUnit>("matrix::elementwise-packs", space, op, x, y,
+                                                                        z, power_of);
+  const Scalar* xs = x.data();
+  const Scalar* ys = y.data();
+  Scalar* zs = z.data();
+  const auto total = static_cast<std::int64_t>(z.span());
+  const std::int64_t packs = total / W, q = (packs + P - 1) / P;
+  const bool power = op == Operation::Power;
+  Kokkos::parallel_for(
+      "matrix::elementwise-packs", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, q > 0 ? q : 1),
+      KOKKOS_LAMBDA(const std::int64_t e) {
+        Pack a[P], b[P];
+        MINIAPP_UNROLL
+        for (int p = 0; p < P; ++p) {
+          if (e + p * q < packs) {
+            a[p] = load_pack<Space>(xs + (e + p * q) * W);
+            b[p] = load_pack<Space>(ys + (e + p * q) * W);
+          }
+        }
+        MINIAPP_UNROLL
+        for (int p = 0; p < P; ++p) {
+          if (e + p * q >= packs) continue;
+          Pack c;
+          MINIAPP_UNROLL
+          for (int w = 0; w < W; ++w) c.v[w] = power ? power_of(a[p].v[w], b[p].v[w]) : a[p].v[w] * b[p].v[w];
+          store_pack<Space>(zs + (e + p * q) * W, c);
+        }
+        if (e == 0)
+          for (std::int64_t i = packs * W; i < total; ++i) zs[i] = power ? power_of(xs[i], ys[i]) : xs[i] * ys[i];
+      });
 }
 
 // float x ** y as elementwise_strided<K>, pow by pow_exp2 (its table from pow_exp2::log_table on
