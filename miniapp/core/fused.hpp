@@ -15,21 +15,19 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <type_traits>
+
 namespace miniapp {
 
-KOKKOS_FORCEINLINE_FUNCTION float fused(float a, float b, float c) {
+template <class Scalar>
+KOKKOS_FORCEINLINE_FUNCTION Scalar fused(Scalar a, Scalar b, Scalar c) {
+  static_assert(std::is_same<Scalar, float>::value || std::is_same<Scalar, double>::value, "float or double");
 #if defined(__CUDA_ARCH__)
-  return __fmaf_rn(a, b, c);
+  if constexpr (std::is_same<Scalar, float>::value) return __fmaf_rn(a, b, c);
+  else return __fma_rn(a, b, c);
 #else
-  return __builtin_fmaf(a, b, c);
-#endif
-}
-
-KOKKOS_FORCEINLINE_FUNCTION double fused(double a, double b, double c) {
-#if defined(__CUDA_ARCH__)
-  return __fma_rn(a, b, c);
-#else
-  return __builtin_fma(a, b, c);
+  if constexpr (std::is_same<Scalar, float>::value) return __builtin_fmaf(a, b, c);
+  else return __builtin_fma(a, b, c);
 #endif
 }
 

@@ -213,23 +213,37 @@ TYPED_TEST(DistanceTest, DirectAndTiledAgreeExactlyAcrossDimensions) {
 }
 
 namespace {
+// n points of `dim` coordinates from `seed`, in the space as the kernel holds them (k.points())
+// and coordinate-major (`coordinates`, as the workload's kernels read them).
+template <class Scalar, class Space>
+struct PointsInSpace {
+  distance::Kernel<Scalar, Space> k;
+  Kokkos::View<Scalar**, Kokkos::LayoutLeft, typename Space::memory_space> coordinates;
+  PointsInSpace(int dim, std::size_t n, std::uint64_t seed)
+      : k(params(dim), "direct", n), coordinates("coordinates", n, dim) {
+    k.generate_inputs(seed);
+    k.points().copy_to_device();
+    distance::kernels::coordinate_major(Space(), k.points().device, coordinates, dim);
+  }
+  static distance::Params params(int dim) {
+    distance::Params p;
+    p.dim = dim;
+    return p;
+  }
+};
+
 // Entries of rows [row0, row0 + rows) where a form of the matrix (form(space, coordinates, out,
 // row0, rows, dim) into the rows' own View) differs from direct's on the same coordinate-major
 // points; an entry the form misses stays -1 and counts.
 template <class Space, class Form>
 std::size_t entries_unlike_direct(int dim, std::size_t n, std::int64_t row0, std::int64_t rows, std::uint64_t seed,
                                   const Form& form) {
-  distance::Params p;
-  p.dim = dim;
-  distance::Kernel<float, Space> k(p, "direct", n);
-  k.generate_inputs(seed);
-  k.points().copy_to_device();
+  const PointsInSpace<float, Space> points(dim, n, seed);
+  const auto& coordinates = points.coordinates;
   const Space space;
   using Memory = typename Space::memory_space;
-  Kokkos::View<float**, Kokkos::LayoutLeft, Memory> coordinates("coordinates", n, dim);
   Kokkos::View<float**, Kokkos::LayoutRight, Memory> formed("form", rows, n), direct("direct", rows, n);
   Kokkos::deep_copy(formed, -1.0f);
-  distance::kernels::coordinate_major(space, k.points().device, coordinates, dim);
   form(space, coordinates, formed, row0, rows, dim);
   distance::kernels::direct(space, coordinates, direct, row0, rows, dim, false);
   const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), formed);
@@ -324,19 +338,14 @@ namespace {
 // coordinate-major points; all three must agree bit for bit.
 template <int K, class Space, int R = 1>
 void expect_flat_equals_direct(int dim, std::size_t n, std::int64_t row0, std::int64_t rows, bool squared) {
-  distance::Params p;
-  p.dim = dim;
-  distance::Kernel<float, Space> k(p, "direct", n);
-  k.generate_inputs(99);
-  k.points().copy_to_device();
+  const PointsInSpace<float, Space> points(dim, n, 99);
+  const auto& coordinates = points.coordinates;
   const Space space;
   using Memory = typename Space::memory_space;
-  Kokkos::View<float**, Kokkos::LayoutLeft, Memory> coordinates("coordinates", n, dim);
   Kokkos::View<float**, Kokkos::LayoutRight, Memory> flat("flat", rows, n), team("team", rows, n),
       chosen("chosen", rows, n);
   Kokkos::deep_copy(flat, -1.0f);  // an entry the kernel misses stays -1
   Kokkos::deep_copy(chosen, -1.0f);
-  distance::kernels::coordinate_major(space, k.points().device, coordinates, dim);
   if constexpr (R > 1) distance::kernels::direct_block<R, K>(space, coordinates, flat, row0, rows, dim, squared);
   else distance::kernels::direct_flat<K>(space, coordinates, flat, row0, rows, dim, squared);
   distance::kernels::direct_team(space, coordinates, team, row0, rows, dim, squared);
@@ -390,21 +399,16 @@ namespace {
 template <class Scalar, int R, int K, class Space>
 void expect_packs_equal_direct(int dim, std::size_t n, std::int64_t row0, std::int64_t rows, bool squared,
                                std::size_t offset, bool given, bool packs_expected) {
-  distance::Params p;
-  p.dim = dim;
-  distance::Kernel<Scalar, Space> k(p, "direct", n);
-  k.generate_inputs(7);
-  k.points().copy_to_device();
+  PointsInSpace<Scalar, Space> points(dim, n, 7);
+  const auto& coordinates = points.coordinates;
   const Space space;
   using Memory = typename Space::memory_space;
-  Kokkos::View<Scalar**, Kokkos::LayoutLeft, Memory> coordinates("coordinates", n, dim);
   Kokkos::View<Scalar**, Kokkos::LayoutRight, Memory> wide("wide", rows, n + offset), team("team", rows, n);
   Kokkos::deep_copy(wide, Scalar(-1));  // an entry the kernel misses stays -1
   const auto out = Kokkos::subview(wide, Kokkos::ALL(), Kokkos::make_pair(offset, offset + n));
-  distance::kernels::coordinate_major(space, k.points().device, coordinates, dim);
   const bool fits = distance::kernels::packs_fit(out) && (dim == 2 || dim == 3);
   EXPECT_EQ(fits, packs_expected) << "n " << n << ", offset " << offset << ", dim " << dim;
-  if (given) distance::kernels::direct_packs<R, K>(space, k.points().device, out, row0, rows, dim, squared);
+  if (given) distance::kernels::direct_packs<R, K>(space, points.k.points().device, out, row0, rows, dim, squared);
   else distance::kernels::direct_packs<R, K>(space, coordinates, out, row0, rows, dim, squared);
   distance::kernels::direct_team(space, coordinates, team, row0, rows, dim, squared);
   const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), wide);
