@@ -2,7 +2,7 @@
 // 16 bytes of values moved as one: on a GPU a Pack16 at a 16-byte-aligned address is one vector
 // load or store (ld/st.global.v4.f32, .v2.f64) where the values one by one take four or two
 // instructions, each with its own address. Host spaces copy a pack with memcpy, devices through
-// the pack's type. The caller guarantees the alignment.
+// their own vector types (below). The caller guarantees the alignment.
 
 #include "miniapp/core/spaces.hpp"
 
